@@ -7,6 +7,7 @@
 //   "mean_score_by_agent": {"agent": mean, ...}}]}   (the last only for runs)
 // Parquet files are read with DuckDB (@duckdb/node-api), Arrow IPC files
 // with apache-arrow. Exit 1 with one line per mismatch.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "apache-arrow";
@@ -14,6 +15,30 @@ import { tableFromIPC } from "apache-arrow";
 const exp = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const problems = [];
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+
+// digest spells a column's values as valueDigest in
+// cmd/rdeval/internal/interop/interop_test.go does and hashes them: one line
+// per row, "N" for null, else "V" + the value (doubles as IEEE-754 bits in
+// hex, timestamps as integer microseconds, lists as count + \x01-joined
+// elements). kind is "double", "list" or "plain".
+const bits = (x) => {
+  const dv = new DataView(new ArrayBuffer(8));
+  dv.setFloat64(0, x);
+  return dv.getBigUint64(0).toString(16).padStart(16, "0");
+};
+const digest = (kind, values) => {
+  const h = createHash("sha256");
+  for (const v of values) {
+    if (v === null || v === undefined) { h.update("N\n"); continue; }
+    let s;
+    if (kind === "double") s = bits(v);
+    else if (kind === "list") s = [String(v.length), ...v].join("\x01");
+    else s = String(v);
+    h.update("V" + s + "\n");
+  }
+  return h.digest("hex");
+};
+const kindOf = (type) => (/^(DOUBLE|Float64)$/.test(type) ? "double" : /(\[\]$|^List<)/.test(type) ? "list" : "plain");
 
 const instance = await DuckDBInstance.create(":memory:");
 const db = await instance.connect();
@@ -35,6 +60,11 @@ for (const t of exp.tables) {
       if (got && got.column_type !== c.duckdb_type) problems.push(`${where}: ${c.name} is ${got.column_type}, want ${c.duckdb_type}`);
       const [{ k }] = await q(`SELECT count(*)::BIGINT - count("${c.name}")::BIGINT AS k FROM ${src}`);
       if (Number(k) !== c.nulls) problems.push(`${where}: ${c.name} has ${k} nulls, rdeval says ${c.nulls}`);
+      if (!got) continue;
+      const expr = got.column_type.startsWith("TIMESTAMP") ? `epoch_us("${c.name}")::VARCHAR` : `"${c.name}"`;
+      const vals = (await q(`SELECT ${expr} AS v FROM ${src}`)).map((r) => r.v);
+      const d = digest(kindOf(got.column_type), vals);
+      if (d !== c.digest) problems.push(`${where}: values of ${c.name} differ from what rdeval wrote (digest ${d.slice(0, 12)}, want ${c.digest.slice(0, 12)})`);
     }
     if (t.mean_score_by_agent) {
       const rows = await q(`SELECT agent, avg(score) AS m FROM ${src} WHERE score IS NOT NULL GROUP BY agent`);
@@ -60,6 +90,24 @@ for (const t of exp.tables) {
       if (f && String(f.type) !== c.arrow_type) problems.push(`${where}: ${c.name} is ${f.type}, want ${c.arrow_type}`);
       const col = table.getChild(c.name);
       if (col && col.nullCount !== c.nulls) problems.push(`${where}: ${c.name} has ${col.nullCount} nulls, rdeval says ${c.nulls}`);
+      if (!col) continue;
+      const type = String(f.type);
+      let vals;
+      if (type.startsWith("Timestamp")) {
+        // Raw 64-bit microseconds (get() would round them to milliseconds).
+        vals = [];
+        for (const data of col.data) {
+          for (let i = 0; i < data.length; i++) vals.push(data.getValid(i) ? data.values[i] : null);
+        }
+      } else {
+        vals = [];
+        for (let i = 0; i < col.length; i++) {
+          const v = col.get(i);
+          vals.push(v !== null && type.startsWith("List<") ? v.toArray() : v);
+        }
+      }
+      const d = digest(kindOf(type), vals);
+      if (d !== c.digest) problems.push(`${where}: values of ${c.name} differ from what rdeval wrote (digest ${d.slice(0, 12)}, want ${c.digest.slice(0, 12)})`);
     }
     if (t.mean_score_by_agent) {
       const agent = table.getChild("agent"), score = table.getChild("score");

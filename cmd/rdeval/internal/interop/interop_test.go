@@ -6,8 +6,11 @@
 package interop
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +18,14 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/executecmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/execute"
 	"github.com/rdeval/rdeval/ingest"
+	"github.com/spf13/cobra"
 )
 
 const interopDir = "../../../../interop"
@@ -26,6 +35,9 @@ type column struct {
 	DuckDBType string `json:"duckdb_type,omitempty"`
 	ArrowType  string `json:"arrow_type,omitempty"`
 	Nulls      int64  `json:"nulls"`
+	// Digest is the SHA-256 of every value of the column in row order,
+	// spelled as valueDigest says; the readers recompute it from the file.
+	Digest string `json:"digest"`
 }
 
 type table struct {
@@ -81,7 +93,7 @@ func jsType(t arrow.DataType) string {
 func describe(path, format string, rec arrow.RecordBatch) table {
 	t := table{Path: path, Format: format, Rows: rec.NumRows()}
 	for i, f := range rec.Schema().Fields() {
-		c := column{Name: f.Name, Nulls: int64(rec.Column(i).NullN())}
+		c := column{Name: f.Name, Nulls: int64(rec.Column(i).NullN()), Digest: valueDigest(rec.Column(i))}
 		if format == ingest.FormatParquet {
 			c.DuckDBType = duckType(f.Type)
 		} else {
@@ -90,6 +102,77 @@ func describe(path, format string, rec arrow.RecordBatch) table {
 		t.Columns = append(t.Columns, c)
 	}
 	return t
+}
+
+// executeRunFolder runs `rdeval execute run` on the toy task (two patches ×
+// two seeds) and ingests its run folder, so execute's runs are checked by
+// the independent readers like every other table.
+func executeRunFolder(t *testing.T) *ingest.Dataset {
+	t.Helper()
+	specPath, patches := cmdtest.ToyExecuteTask(t)
+	out := filepath.Join(t.TempDir(), "rd")
+	args := []string{"run", "--task", specPath, "--patches", patches, "--out", out}
+	if _, err := execute.DetectSandbox(false); err != nil {
+		t.Logf("no sandbox here (%v): running the toy task with --no-sandbox", err)
+		args = append(args, "--no-sandbox")
+	}
+	newCmd := func(io *iostreams.IO) *cobra.Command { return executecmd.NewCmd(io, nil) }
+	if _, errOut, err := cmdtest.Run(t, newCmd, args...); err != nil {
+		t.Fatalf("execute run: %v\n%s", err, errOut)
+	}
+	ds, err := ingest.Load([]string{out}, ingest.Options{})
+	if err != nil || ds.Err() != nil {
+		t.Fatal(err, ds.Err())
+	}
+	if len(ds.Runs) != 4 {
+		t.Fatalf("execute run folder: %d runs ingested, want 4", len(ds.Runs))
+	}
+	return ds
+}
+
+// valueDigest hashes a column's values, one line per row: "N" for null,
+// otherwise "V" and the value — strings as they are, integers in decimal,
+// booleans as true/false, doubles as the 16 hex digits of their IEEE-754
+// bits (exact, unlike decimal spellings that differ between Go and
+// JavaScript), timestamps as integer microseconds since the epoch (UTC),
+// lists as the element count followed by each element after a \x01. The
+// same spelling is computed by interop/check.mjs from what DuckDB and
+// apache-arrow read, so every value (lists and timestamps included) is
+// compared, not only types and counts.
+func valueDigest(a arrow.Array) string {
+	h := sha256.New()
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			h.Write([]byte("N\n"))
+			continue
+		}
+		var v string
+		switch x := a.(type) {
+		case *array.String:
+			v = x.Value(i)
+		case *array.Int64:
+			v = fmt.Sprint(x.Value(i))
+		case *array.Int8:
+			v = fmt.Sprint(x.Value(i))
+		case *array.Boolean:
+			v = fmt.Sprint(x.Value(i))
+		case *array.Float64:
+			v = fmt.Sprintf("%016x", math.Float64bits(x.Value(i)))
+		case *array.Timestamp:
+			v = fmt.Sprint(int64(x.Value(i)))
+		case *array.List:
+			start, end := x.ValueOffsets(i)
+			vals := x.ListValues().(*array.String)
+			v = fmt.Sprint(end - start)
+			for j := start; j < end; j++ {
+				v += "\x01" + vals.Value(int(j))
+			}
+		default:
+			panic(fmt.Sprintf("interop test: no digest spelling for %s", a.DataType()))
+		}
+		h.Write([]byte("V" + v + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func meanScores(runs []ingest.Run) map[string]float64 {
@@ -129,6 +212,7 @@ func TestInteropReaders(t *testing.T) {
 		t.Fatal(err, demoDS.Err())
 	}
 	sets = append(sets, dataset{"demo", demoDS})
+	sets = append(sets, dataset{"execute", executeRunFolder(t)})
 	metr := filepath.Join("..", "..", "..", "..", "..", "shared", "anchors", "eval-analysis-public", "3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f", "data", "external", "all_runs.jsonl")
 	if _, err := os.Stat(metr); err == nil {
 		ds, err := ingest.Load([]string{metr}, ingest.Options{})
