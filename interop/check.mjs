@@ -79,6 +79,27 @@ for (const t of exp.tables) {
     for (const key of ["rdeval.table", "rdeval.schema_version", "rdeval.version"]) {
       if (!md.some((m) => m.k === key)) problems.push(`${where}: no ${key} in the key-value metadata`);
     }
+  } else if (t.format === "csv" || t.format === "jsonl") {
+    // rdeval export's plain files, read by DuckDB's own CSV / JSON readers.
+    const src = t.format === "csv" ? `read_csv(${lit(t.path)}, header = true)` : `read_json(${lit(t.path)}, format = 'newline_delimited')`;
+    const [{ n }] = await q(`SELECT count(*)::BIGINT AS n FROM ${src}`);
+    if (Number(n) !== t.rows) problems.push(`${where}: ${n} rows, rdeval says ${t.rows}`);
+    const names = (await q(`DESCRIBE SELECT * FROM ${src}`)).map((c) => c.column_name);
+    const want = t.columns.map((c) => c.name);
+    if (JSON.stringify(names) !== JSON.stringify(want)) problems.push(`${where}: columns ${names}, rdeval says ${want}`);
+    if (t.format === "jsonl") {
+      for (const c of t.columns) {
+        const [{ k }] = await q(`SELECT count(*)::BIGINT - count("${c.name}")::BIGINT AS k FROM ${src}`);
+        if (Number(k) !== c.nulls) problems.push(`${where}: ${c.name} has ${k} nulls, rdeval says ${c.nulls}`);
+      }
+    }
+    const ms = t.mean_score_by_agent ?? {};
+    const rows = await q(`SELECT agent, avg(score::DOUBLE) AS m FROM ${src} WHERE score IS NOT NULL GROUP BY agent`);
+    for (const r of rows) {
+      const w = ms[r.agent];
+      if (w === undefined || !near(r.m, w)) problems.push(`${where}: mean score of ${r.agent} ${r.m}, rdeval says ${w}`);
+    }
+    if (rows.length !== Object.keys(ms).length) problems.push(`${where}: ${rows.length} agents with scores, rdeval says ${Object.keys(ms).length}`);
   } else {
     const table = tableFromIPC(readFileSync(t.path));
     if (table.numRows !== t.rows) problems.push(`${where}: ${table.numRows} rows, rdeval says ${t.rows}`);

@@ -16,6 +16,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/diffcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/errorscmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/executecmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/exportcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/influencecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/ingestcmd"
@@ -83,6 +84,7 @@ Then your own data:
 		auditcmd.NewCmd(io, nil),
 		influencecmd.NewCmd(io, nil),
 		powercmd.NewCmd(io, nil),
+		exportcmd.NewCmd(io, version, nil),
 	)
 	return root
 }

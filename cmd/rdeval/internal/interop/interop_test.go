@@ -253,6 +253,25 @@ func TestInteropReaders(t *testing.T) {
 			}
 		}
 	}
+	// rdeval export's plain files (runs): DuckDB's CSV and JSON readers
+	// must find the same rows, columns, null counts (JSON Lines; CSV has
+	// no null distinct from "") and mean score per agent.
+	for _, s := range sets {
+		rec := ingest.RunsRecord(s.ds.Runs, "interop-test")
+		for _, format := range []string{ingest.FormatCSV, ingest.FormatJSONL} {
+			path := filepath.Join(dir, s.name+"-runs."+format)
+			if err := ingest.WriteTableText(path, rec, format); err != nil {
+				t.Fatal(err)
+			}
+			tb := table{Path: path, Format: format, Rows: rec.NumRows(), MeanScores: meanScores(s.ds.Runs)}
+			nf := ingest.NonFinite(rec)
+			for i, f := range rec.Schema().Fields() {
+				tb.Columns = append(tb.Columns, column{Name: f.Name, Nulls: int64(rec.Column(i).NullN() + nf[f.Name])})
+			}
+			exp.Tables = append(exp.Tables, tb)
+		}
+		rec.Release()
+	}
 	b, _ := json.MarshalIndent(exp, "", " ")
 	expPath := filepath.Join(dir, "expected.json")
 	if err := os.WriteFile(expPath, b, 0o644); err != nil {
