@@ -47,7 +47,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"ingest", "x.jsonl"}, "missing -o DIR"},
 		{[]string{"ingest", "x.jsonl", "-o", "o", "--format", "xml"}, `--format "xml": want parquet or arrow`},
-		{[]string{"inspect"}, "requires at least 1 arg"},
+		{[]string{"inspect"}, "or --demo for the embedded demo study"},
 		{[]string{"inspect", "x", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"inspect", "x", "--where", "colour=red"}, `unknown column "colour"`},
 		{[]string{"ingest", "x", "-o", "o", "--map", "source_line=x"}, "not a runs column that inputs can set"},

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
@@ -27,6 +28,9 @@ type InputFlags struct {
 	Scorer     string
 	TaskIDFrom string
 	ScoreMap   []string
+
+	// Demo reads the embedded demo study instead of PATH arguments.
+	Demo bool
 }
 
 // AddInputFlags registers the input flags on cmd.
@@ -41,6 +45,24 @@ func AddInputFlags(cmd *cobra.Command, f *InputFlags, where bool) {
 	fl.StringVar(&f.Scorer, "scorer", "", "Inspect logs: the scorer whose value is the score (default: the first by name)")
 	fl.StringVar(&f.TaskIDFrom, "task-id-from", "task/sample", "Inspect logs: task id from task/sample, sample or task")
 	fl.StringSliceVar(&f.ScoreMap, "score-map", nil, "Inspect logs: text score values as numbers, e.g. --score-map C=1,P=0.5,I=0")
+	fl.BoolVar(&f.Demo, "demo", false, "read the embedded demo study (synthetic RE-Bench and RExBench runs) instead of PATH")
+	// With --demo the command needs no PATH (and takes none).
+	if orig := cmd.Args; orig != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if f.Demo {
+				if len(args) > 0 {
+					return Usagef("--demo reads the embedded demo study: give no PATH with it (got %s)", strings.Join(args, " "))
+				}
+				return nil
+			}
+			if len(args) == 0 {
+				if err := orig(c, args); err != nil {
+					return Usagef("give at least one PATH (an ingested folder, a .parquet/.arrow table or raw runs), or --demo for the embedded demo study")
+				}
+			}
+			return orig(c, args)
+		}
+	}
 	if where {
 		fl.StringArrayVar(&f.Where, "where", nil, "keep runs whose COLUMN is one of the values: --where agent=human,o1 (repeatable; all must hold)")
 	}
@@ -99,7 +121,7 @@ func (f *InputFlags) Load(inputs []string) (*ingest.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, err := ingest.Load(inputs, opt)
+	ds, err := f.Read(inputs, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +163,23 @@ func (f *InputFlags) Load(inputs []string) (*ingest.Dataset, error) {
 		}
 	}
 	return ds, nil
+}
+
+// Read reads inputs with opt, or the embedded demo study with --demo (then
+// inputs must be empty). Bad records are left in ds.Errors, as
+// ingest.Load leaves them.
+func (f *InputFlags) Read(inputs []string, opt ingest.Options) (*ingest.Dataset, error) {
+	if !f.Demo {
+		return ingest.Load(inputs, opt)
+	}
+	if len(inputs) > 0 {
+		return nil, Usagef("--demo reads the embedded demo study: give no input with it (got %s)", strings.Join(inputs, " "))
+	}
+	ds, err := demo.Load(opt)
+	if ds != nil && ds.Err() != nil {
+		return ds, nil
+	}
+	return ds, err
 }
 
 type whereFilter struct {

@@ -73,7 +73,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	ds, err := ingest.Load(opts.Inputs, iopt)
+	ds, err := opts.Input.Read(opts.Inputs, iopt)
 	if err != nil {
 		return err
 	}
