@@ -231,6 +231,9 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %d of %d bootstrap replicates had one outcome class and are left out of its interval\n", a.Agent, a.BootSkipped, opts.Boot)
 		}
 	}
+	for _, w := range sanityWarnings(res, runs, opts.Quantiles) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
 	var trend *analysis.HorizonTrend
 	if dates != nil {
 		days := map[string]float64{}
