@@ -53,7 +53,8 @@ unknown (METR writes 0 for humans). For budgets shorter than all of a group's
 runs, --truncate humans (default) reads human runs at the budget from their score
 logs (their score reached by then; 0 before their first valid score), as RE-Bench
 does; those rows have truncated = true. Without score logs there are no such rows.`,
-		Example: `  rdeval allocation study/ --where benchmark=re-bench
+		Example: `  rdeval allocation --demo --budgets 2h,8h,32h                            # the embedded demo study
+  rdeval allocation study/ --where benchmark=re-bench
   rdeval allocation study/ --budgets 2h,8h,32h --select holdout --format json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

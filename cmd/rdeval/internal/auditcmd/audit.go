@@ -92,7 +92,8 @@ A claim whose statistic cannot be computed from the data (no matching runs, no
 score logs, no CI with --boot 0) is "cannot compute"; that alone does not make
 the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 2 for a bad claims file or bad input data.`,
-		Example: `  rdeval audit examples/rexbench-claims.yaml
+		Example: `  rdeval audit examples/demo-claims.yaml --demo       # claims about the embedded demo study
+  rdeval audit examples/rexbench-claims.yaml
   rdeval audit examples/rebench-claims.yaml --format markdown
   rdeval audit claims.yaml --data study/ --seed 7 --boot 10000 --format json`,
 		Args: cobra.ExactArgs(1),
@@ -136,7 +137,7 @@ func Run(opts *Options) error {
 		return err
 	}
 	inputs := opts.Data
-	if len(inputs) == 0 {
+	if len(inputs) == 0 && !opts.Input.Demo {
 		for _, d := range f.Data {
 			if !filepath.IsAbs(d) {
 				d = filepath.Join(f.dir, d)
@@ -144,8 +145,8 @@ func Run(opts *Options) error {
 			inputs = append(inputs, d)
 		}
 	}
-	if len(inputs) == 0 {
-		return cmdutil.Usagef("no inputs: give data: in %s or --data", opts.Claims)
+	if len(inputs) == 0 && !opts.Input.Demo {
+		return cmdutil.Usagef("no inputs: give data: in %s, --data or --demo", opts.Claims)
 	}
 	in := opts.Input
 	in.Where = nil

@@ -46,8 +46,9 @@ func AddInputFlags(cmd *cobra.Command, f *InputFlags, where bool) {
 	fl.StringVar(&f.TaskIDFrom, "task-id-from", "task/sample", "Inspect logs: task id from task/sample, sample or task")
 	fl.StringSliceVar(&f.ScoreMap, "score-map", nil, "Inspect logs: text score values as numbers, e.g. --score-map C=1,P=0.5,I=0")
 	fl.BoolVar(&f.Demo, "demo", false, "read the embedded demo study (synthetic RE-Bench and RExBench runs) instead of PATH")
-	// With --demo the command needs no PATH (and takes none).
-	if orig := cmd.Args; orig != nil {
+	// With --demo a command whose arguments are its inputs (Use
+	// "name INPUT..." or "name PATH...") needs none and takes none.
+	if orig := cmd.Args; orig != nil && argsAreInputs(cmd.Use) {
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			if f.Demo {
 				if len(args) > 0 {
@@ -66,6 +67,13 @@ func AddInputFlags(cmd *cobra.Command, f *InputFlags, where bool) {
 	if where {
 		fl.StringArrayVar(&f.Where, "where", nil, "keep runs whose COLUMN is one of the values: --where agent=human,o1 (repeatable; all must hold)")
 	}
+}
+
+// argsAreInputs reports whether a command's positional arguments are the
+// inputs to read, from its Use line ("scoreatk INPUT...", "inspect PATH...").
+func argsAreInputs(use string) bool {
+	f := strings.Fields(use)
+	return len(f) > 1 && (f[1] == "INPUT..." || f[1] == "PATH..." || f[1] == "[INPUT...]")
 }
 
 // Options turns the flags into ingest options.

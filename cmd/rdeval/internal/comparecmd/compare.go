@@ -52,7 +52,8 @@ task), as in "agents score 4× humans at 2 h".
 B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all").
 --mode lines: B's mean-of-percentiles reference lines p10, p30, p50, p70, p90
 (a mean of per-task percentiles, as METR draws "Human 8h performance").`,
-		Example: `  rdeval compare study/ --a "agent=o1-preview;time_limit_s=1800" --b agent=human --budget 8h
+		Example: `  rdeval compare --demo --a "agent=Modular (Model A);time_limit_s=1800" --b agent=human --budget 8h
+  rdeval compare study/ --a "agent=o1-preview;time_limit_s=1800" --b agent=human --budget 8h
   rdeval compare study/ --a agent=human --b agent=human --mode lines --budget 8h
   rdeval compare study/ --a "agent=Claude 3.5 Sonnet (New);time_limit_s=1800" --b agent=human --budget 8h --mode percentiles --format json`,
 		Args: cobra.MinimumNArgs(1),

@@ -50,7 +50,8 @@ agent × time limit, with a bootstrap interval over runs (tasks fixed).
 --rates prints scoring calls per hour per agent instead (RE-Bench reports 36.8
 for AIDE, 25.3 for Modular and 3.4 for humans): all score-log entries divided by
 the runs' total length.`,
-		Example: `  rdeval curves study/ --grid 5m,15m,30m,1h,2h,4h,8h
+		Example: `  rdeval curves --demo --grid 30m,2h,8h                                  # the embedded demo study
+  rdeval curves study/ --grid 5m,15m,30m,1h,2h,4h,8h
   rdeval curves study/ --where agent=human --format json
   rdeval curves study/ --rates`,
 		Args: cobra.MinimumNArgs(1),

@@ -116,7 +116,8 @@ deleted), gold_file_count.
 
 Batch and task-stats rows print as --format table, json or csv, or go to -o FILE
 (written atomically; .parquet, .arrow, .csv or .json by extension).`,
-		Example: `  rdeval diff --gold gold/cogs.patch --agent runs/cogs/run1.patch
+		Example: `  rdeval diff --gold examples/diff/gold.patch --agent examples/diff/agent.patch   # shipped example patches
+  rdeval diff --gold gold/cogs.patch --agent runs/cogs/run1.patch
   rdeval diff --gold gold.patch --agent agent.patch --format json --html review.html
   rdeval diff --repo task-repo/ --base main --gold gold-solution --agent agent-run-3 --window 5
   rdeval diff --run runs/cogs-run1/ --gold gold/cogs.patch

@@ -99,7 +99,8 @@ explicit error are named on stderr.
 error_counts.csv: framework, model, error_group, error_type, count) as
 Tables 9/10: one table per framework, rows error types, columns models,
 then a table "all" summed over frameworks and a "(total)" row per table.`,
-		Example: `  rdeval errors runs/*/*/                       # one row per run folder
+		Example: `  rdeval errors examples/logs/run-1.log examples/logs/run-2.log                 # shipped example logs
+  rdeval errors runs/*/*/                       # one row per run folder
   rdeval errors runs/*/*/ --counts --format csv
   rdeval errors logs/run3.log --format json
   rdeval errors runs/*/*/ --rules my_rules.yaml

@@ -54,7 +54,8 @@ numbers in the shortest form that reads back to the same double; timestamps
 in RFC 3339, UTC ("2024-03-01T12:00:00.5Z"); lists (files_edited…) as JSON
 arrays (in CSV, the array's text in one field). pandas.read_csv,
 pandas.read_json(lines=True), DuckDB and R's read.csv read them as they are.`,
-		Example: `  rdeval export study/ --to csv -o study-csv/
+		Example: `  rdeval export --demo --to csv -o demo-csv/                              # the embedded demo study
+  rdeval export study/ --to csv -o study-csv/
   rdeval export all_runs.jsonl --to jsonl --table runs --where benchmark=re-bench -o out/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

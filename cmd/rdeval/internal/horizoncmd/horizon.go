@@ -80,7 +80,8 @@ ln(max(p50, 1e-3 min)) on the release date in days; doubling time = ln 2/slope.
 Its interval refits the same agents on each bootstrap replicate (leaving out
 p50 < 1e-3 or not finite) and reports the median and percentiles of the positive
 doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.`,
-		Example: `  rdeval horizon all_runs.jsonl
+		Example: `  rdeval horizon --demo --boot 200 --seed 1     # the embedded demo study (its horizons are warned about: synthetic lengths)
+  rdeval horizon all_runs.jsonl
   rdeval horizon all_runs.jsonl --weighting equal --boot 0 --format json
   rdeval horizon study/ --where agent=o1,GPT-4o --boot 10000 --seed 42 --quantiles 0.5,0.8,0.95
   rdeval horizon all_runs.jsonl --release-dates release_dates.yaml --format csv

@@ -85,7 +85,8 @@ runs having been scored 0 by hand, yet METR's public files hold higher scores).
 the run that moves the statistic furthest toward X; at most 50 runs, not
 guaranteed minimal) whose removal moves the statistic from ≥ X to below X, or
 from below X to ≥ X, with the statistic after each removal.`,
-		Example: `  rdeval influence all_runs.jsonl --stat scoreatk --k 4 --where benchmark=re-bench --where agent=o1-preview --where time_limit_s=1800
+		Example: `  rdeval influence --demo --stat scoreatk --k 4 --where "agent=Modular (Model A)" --where time_limit_s=1800 --top 5
+  rdeval influence all_runs.jsonl --stat scoreatk --k 4 --where benchmark=re-bench --where agent=o1-preview --where time_limit_s=1800
   rdeval influence study/ --stat success --where scaffold=openhands --where model=o1 --where hint_level=no_hints --top 5 --format json
   rdeval influence all_runs.jsonl --stat scoreatk --where agent=o1-preview --where time_limit_s=1800 --threshold 0.2 --format csv`,
 		Args: cobra.MinimumNArgs(1),

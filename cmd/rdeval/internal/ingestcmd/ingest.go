@@ -42,7 +42,8 @@ record means nothing is written (exit 2); --skip-bad writes the good records and
 DIR/rejected.jsonl with each bad line and its error. Files are written to a
 temporary name and renamed, so an interrupted run never leaves a half file.
 DIR/manifest.json records each input's sha256 and row counts and the rdeval version.`,
-		Example: `  rdeval ingest all_runs.jsonl -o study/
+		Example: `  rdeval ingest --demo -o demo-study/                                     # the embedded demo study
+  rdeval ingest all_runs.jsonl -o study/
   rdeval ingest runs/ score_logs/ -o study/ --skip-bad
   rdeval ingest results.csv --benchmark rexbench --map agent=model_name,score=final -o study/`,
 		Args: cobra.MinimumNArgs(1),

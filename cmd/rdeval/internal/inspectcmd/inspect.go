@@ -34,7 +34,8 @@ func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 task, null counts per column, and warnings such as groups with fewer than 5
 runs. PATH is an ingested folder, a .parquet/.arrow table, or any raw input
 that ingest reads.`,
-		Example: `  rdeval inspect study/
+		Example: `  rdeval inspect --demo                                                   # the embedded demo study
+  rdeval inspect study/
   rdeval inspect all_runs.jsonl --where benchmark=re-bench --format json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -54,7 +54,8 @@ is null, never 0, unless --missing zero.
 
 With -o DIR the runs, score_log and tasks tables are written there with raw_score
 and score filled in, for the other commands to read.`,
-		Example: `  rdeval normalize study/ --format csv > scores.csv
+		Example: `  rdeval normalize --demo --where benchmark=re-bench --format csv > scores.csv
+  rdeval normalize study/ --format csv > scores.csv
   rdeval normalize runs.jsonl score_log.jsonl -o normalized/
   rdeval normalize study/ --where agent=human --cap 2`,
 		Args: cobra.MinimumNArgs(1),

@@ -103,7 +103,8 @@ Binomial outcomes must be 0/1 or proportions in [0, 1] (with the trials as
 --weights); fractional successes are fitted as R does (dispersion 1) with R's
 warning. Separation (fitted probabilities 0 or 1, diverging coefficients) and
 non-convergence are reported as warnings and in the JSON.`,
-		Example: `  rdeval regress --data study/ --where benchmark=rexbench --where hint_level=no_hints \
+		Example: `  rdeval regress --demo --where benchmark=rexbench --formula "final_success ~ hint_level + scale(lines_added) + (1|model)"
+  rdeval regress --data study/ --where benchmark=rexbench --where hint_level=no_hints \
     --formula "final_success ~ gold_lines_changed + model" --join study/tasks.parquet --on task_id \
     --standardize gold_lines_changed
   rdeval regress --data runs.csv --formula "y ~ scale(x1) * f" --family binomial --cluster task_id --format json
@@ -114,8 +115,11 @@ non-convergence are reported as warnings and in the JSON.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON); err != nil {
 				return err
 			}
-			if opts.Data == "" {
-				return cmdutil.Usagef("--data is required (a runs input, an rdeval table or folder, or a CSV table)")
+			if opts.Data == "" && !opts.Input.Demo {
+				return cmdutil.Usagef("--data is required (a runs input, an rdeval table or folder, or a CSV table), or --demo for the embedded demo study")
+			}
+			if opts.Data != "" && opts.Input.Demo {
+				return cmdutil.Usagef("--demo reads the embedded demo study: give no --data with it")
 			}
 			if opts.Formula == "" {
 				return cmdutil.Usagef("--formula is required, e.g. --formula \"final_success ~ x1 + x2\"")
@@ -323,7 +327,11 @@ func loadData(opts *Options, join formula.Table) (formula.Table, error) {
 		}
 		return tab, applyWhere(&tab, opts.Input.Where)
 	}
-	ds, err := opts.Input.LoadForCommand(opts.IO, []string{opts.Data})
+	var inputs []string
+	if !opts.Input.Demo {
+		inputs = []string{opts.Data}
+	}
+	ds, err := opts.Input.LoadForCommand(opts.IO, inputs)
 	if err != nil {
 		return formula.Table{}, err
 	}

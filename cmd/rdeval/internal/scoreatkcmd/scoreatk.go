@@ -55,7 +55,8 @@ identical across runs and machines. Percentile intervals of score@k undercover
 when k is a large fraction of the runs per task (simulated: 86 % for k = 4 of
 16 runs at nominal 95 %), because resamples repeat runs; BCa does not fix that. Runs use the
 normalized score column; runs without a score are left out and counted.`,
-		Example: `  rdeval scoreatk all_runs.jsonl --where benchmark=re-bench
+		Example: `  rdeval scoreatk --demo --where benchmark=re-bench --k 1,4,16 --seed 1    # the embedded demo study
+  rdeval scoreatk all_runs.jsonl --where benchmark=re-bench
   rdeval scoreatk study/ --k 1,2,4,8,16 --boot 10000 --seed 1 --format json
   rdeval scoreatk study/ --by agent --where time_limit_s=1800 --format csv`,
 		Args: cobra.MinimumNArgs(1),

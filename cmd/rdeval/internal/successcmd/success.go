@@ -49,7 +49,8 @@ and a percentile bootstrap over runs within tasks (seeded).
 
 --ablation prints, per agent, each hint level's final success against a baseline
 level (--baseline no_hints) with the paired difference and its bootstrap CI.`,
-		Example: `  rdeval success study/ --where benchmark=rexbench
+		Example: `  rdeval success --demo --where benchmark=rexbench --ablation          # the embedded demo study
+  rdeval success study/ --where benchmark=rexbench
   rdeval success per_task_metrics.csv --format json
   rdeval success study/ --ablation --format csv`,
 		Args: cobra.MinimumNArgs(1),
