@@ -46,7 +46,14 @@ Start with the embedded (synthetic) demo study:
   rdeval report                 # writes ./rdeval-report/
 Then your own data:
   rdeval ingest all_runs.jsonl -o study/
-  rdeval inspect study/`,
+  rdeval inspect study/
+Every command that reads runs also takes --demo instead of a path.
+
+Conventions: results go to stdout (--format table|json|csv; JSON only there),
+notes, warnings and progress to stderr (progress only when stderr is a
+terminal; -q drops all but errors); rdeval never prints colour, so NO_COLOR
+needs nothing. Exit status: 0 ok; 1 a check or audit claim failed, or the
+command failed; 2 bad usage or bad input (the message says what to fix).`,
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
