@@ -1,0 +1,513 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Logistic GLMM with random intercepts: the deviance of lme4::glmer at
+// (θ, β) and its joint minimization.
+//
+// With prior weights w_i (binomial trials; y_i the proportion of successes)
+// and offsets o_i, η_i = o_i + x_i'β + Σ_f θ_f u_{f,g_f(i)}, u ~ N(0, I)
+// (lme4's spherical random effects), and the conditional modes û(θ, β)
+// maximize −½(Σ devres_i + ‖u‖²) (penalized IRLS).
+//
+// nAGQ = 1 (Laplace; any number of crossed grouping factors): the objective
+// is lme4's glmResp::Laplace, aic(y, w, μ̂) + ‖û‖² + log|L|², with L L' =
+// I + ΛZ'WZΛ at û (W = diag(w μ(1−μ))) and aic the family's −2·Σ log
+// dbinom(round(w y), round(w), μ) (Σ devres for 0/1 data).
+//
+// nAGQ = N > 1 (one grouping factor): for each group k, with d_k(u) =
+// Σ_{i∈k} devres_i + u², mode û_k and s_k = 1/L_kk, lme4's glmerAGQ sums
+//
+//	d_k(û_k) + log L_kk² − 2·log Σ_j w_j·exp(−½(d_k(û_k + z_j s_k) − d_k(û_k)) + z_j²/2)
+//
+// over the groups, with (z_j, w_j) the N-point Gauss–Hermite rule for the
+// standard normal density (lme4::GHrule(N)). Unlike the Laplace objective it
+// carries no binomial-coefficient constant (lme4 1.1 sums deviance
+// residuals, not aic), so with non-0/1 data the logLik of an nAGQ > 1 fit is
+// not comparable with that of a Laplace fit, in lme4 as here.
+type glmmProblem struct {
+	x           [][]float64
+	y, w, off   []float64
+	idx         [][]int // level of each row, per grouping factor
+	nlev        []int
+	offs        []int // first column of each factor in u
+	q           int
+	rows        [][]int // rows of each level (one grouping factor)
+	nagq        int
+	ghZ, ghW    []float64
+	u           []float64
+	eta0, mu    []float64
+	evals       int
+	h           []float64 // q×q work matrix (several factors)
+	grad, step  []float64
+	uTry        []float64
+	cols        []int
+	lastLogdetL float64
+}
+
+func newGLMMProblem(x [][]float64, y, w, off []float64, idx [][]int, nlev []int, nagq int) *glmmProblem {
+	n := len(y)
+	g := &glmmProblem{x: x, y: y, w: w, off: off, idx: idx, nlev: nlev, nagq: nagq, eta0: make([]float64, n), mu: make([]float64, n)}
+	for _, m := range nlev {
+		g.offs = append(g.offs, g.q)
+		g.q += m
+	}
+	g.u = make([]float64, g.q)
+	if len(idx) == 1 {
+		g.rows = make([][]int, nlev[0])
+		for i, k := range idx[0] {
+			g.rows[k] = append(g.rows[k], i)
+		}
+	} else {
+		g.h = make([]float64, g.q*g.q)
+		g.grad = make([]float64, g.q)
+		g.step = make([]float64, g.q)
+		g.uTry = make([]float64, g.q)
+		g.cols = make([]int, len(idx))
+	}
+	if nagq > 1 {
+		g.ghZ, g.ghW = ghRule(nagq)
+	}
+	return g
+}
+
+// ghRule returns the nodes and weights of the n-point Gauss–Hermite rule
+// for the standard normal density (∫ f φ ≈ Σ w_j f(z_j), Σ w_j = 1), as
+// lme4::GHrule(n): by Golub–Welsch, the eigenvalues of the Jacobi matrix of
+// the probabilists' Hermite polynomials (off-diagonal √k) and the squared
+// first components of its eigenvectors, each node then polished by Newton
+// steps on He_n.
+func ghRule(n int) (z, w []float64) {
+	j := mat.NewSymDense(n, nil)
+	for k := 1; k < n; k++ {
+		j.SetSym(k-1, k, math.Sqrt(float64(k)))
+	}
+	var es mat.EigenSym
+	if !es.Factorize(j, true) {
+		panic("ghRule: eigendecomposition failed")
+	}
+	z = es.Values(nil)
+	var v mat.Dense
+	es.VectorsTo(&v)
+	w = make([]float64, n)
+	for k := range z {
+		// Newton on He_n (three-term recurrence He_{m+1} = x He_m − m He_{m−1}).
+		for it := 0; it < 3; it++ {
+			p0, p1 := 1.0, z[k]
+			for m := 1; m < n; m++ {
+				p0, p1 = p1, z[k]*p1-float64(m)*p0
+			}
+			// He_n' = n He_{n−1}
+			if d := float64(n) * p0; d != 0 {
+				z[k] -= p1 / d
+			}
+		}
+		w[k] = v.At(0, k) * v.At(0, k)
+	}
+	s := 0.0
+	for _, e := range w {
+		s += e
+	}
+	for k := range w {
+		w[k] /= s
+	}
+	return z, w
+}
+
+// linpred sets eta0 = offset + Xβ.
+func (g *glmmProblem) linpred(beta []float64) {
+	for i, r := range g.x {
+		s := g.off[i]
+		for j, b := range beta {
+			s += r[j] * b
+		}
+		g.eta0[i] = s
+	}
+}
+
+// deviance is the glmer objective at (θ, β) (see glmmProblem); it leaves the
+// conditional modes in g.u (warm start for the next call) and μ at the modes
+// in g.mu.
+func (g *glmmProblem) deviance(theta, beta []float64) float64 {
+	g.evals++
+	g.linpred(beta)
+	var d float64
+	if g.rows != nil {
+		d = g.devOne(math.Abs(theta[0]))
+	} else {
+		d = g.devMulti(theta)
+	}
+	if math.IsNaN(d) {
+		return math.Inf(1)
+	}
+	return d
+}
+
+// devOne is the deviance for one grouping factor: the modes by Newton's
+// method per level, then Laplace or adaptive Gauss–Hermite.
+func (g *glmmProblem) devOne(theta float64) float64 {
+	total := 0.0
+	for k, rows := range g.rows {
+		u := g.u[k]
+		// Newton on the strictly convex u² + Σ devres: score and information
+		// only (no logarithms), steps capped at 4, then one pass for d_k.
+		for it := 0; it < 200; it++ {
+			sr, sw := 0.0, 0.0
+			for _, i := range rows {
+				m := glmLogitInv(g.eta0[i] + theta*u)
+				sr += g.w[i] * (g.y[i] - m)
+				sw += g.w[i] * m * (1 - m)
+			}
+			step := (theta*sr - u) / (1 + theta*theta*sw)
+			step = math.Max(-4, math.Min(4, step))
+			u += step
+			if math.Abs(step) < 1e-10*(1+math.Abs(u)) {
+				break
+			}
+		}
+		f, sw := u*u, 0.0
+		for _, i := range rows {
+			m := glmLogitInv(g.eta0[i] + theta*u)
+			g.mu[i] = m
+			f += glmBinomDevRes(g.y[i], m, g.w[i])
+			sw += g.w[i] * m * (1 - m)
+		}
+		g.u[k] = u
+		l2 := 1 + theta*theta*sw
+		total += f + math.Log(l2)
+		if g.nagq > 1 {
+			sd := 1 / math.Sqrt(l2)
+			mult := 0.0
+			for j, z := range g.ghZ {
+				uj := u + z*sd
+				fj := uj * uj
+				for _, i := range rows {
+					fj += glmBinomDevRes(g.y[i], glmLogitInv(g.eta0[i]+theta*uj), g.w[i])
+				}
+				mult += g.ghW[j] * math.Exp(-0.5*(fj-f)+z*z/2)
+			}
+			total -= 2 * math.Log(mult)
+		}
+	}
+	return total
+}
+
+// devMulti is the Laplace deviance for several (crossed) grouping factors:
+// penalized IRLS on u with the dense q×q matrix I + ΛZ'WZΛ (q = total
+// number of levels), Newton steps with step halving on Σ devres + ‖u‖².
+func (g *glmmProblem) devMulti(theta []float64) float64 {
+	q := g.q
+	lam := func(f int) float64 { return math.Abs(theta[f]) }
+	pdev := func(u []float64) float64 {
+		s := 0.0
+		for _, v := range u {
+			s += v * v
+		}
+		for i := range g.y {
+			eta := g.eta0[i]
+			for f := range g.idx {
+				eta += lam(f) * u[g.offs[f]+g.idx[f][i]]
+			}
+			m := glmLogitInv(eta)
+			g.mu[i] = m
+			s += glmBinomDevRes(g.y[i], m, g.w[i])
+		}
+		return s
+	}
+	// buildH fills g.h (lower triangle) and g.grad at μ = g.mu for u = g.u.
+	buildH := func() {
+		for a := range g.h {
+			g.h[a] = 0
+		}
+		for a := 0; a < q; a++ {
+			g.h[a*q+a] = 1
+			g.grad[a] = -g.u[a]
+		}
+		for i := range g.y {
+			m := g.mu[i]
+			wi := g.w[i] * m * (1 - m)
+			r := g.w[i] * (g.y[i] - m)
+			for f := range g.idx {
+				g.cols[f] = g.offs[f] + g.idx[f][i]
+			}
+			for f, a := range g.cols {
+				la := lam(f)
+				g.grad[a] += la * r
+				for f2, b := range g.cols {
+					if b <= a {
+						g.h[a*q+b] += la * lam(f2) * wi
+					}
+				}
+			}
+		}
+	}
+	cur := pdev(g.u)
+	for it := 0; it < 100; it++ {
+		buildH()
+		if !cholLower(g.h, q) {
+			return math.Inf(1)
+		}
+		copy(g.step, g.grad)
+		forwardSolve(g.h, q, g.step)
+		backSolve(g.h, q, g.step)
+		sz := 0.0
+		for a, s := range g.step {
+			sz = math.Max(sz, math.Abs(s)/(1+math.Abs(g.u[a])))
+		}
+		t := 1.0
+		var next float64
+		for half := 0; half < 40; half++ {
+			for a := range g.u {
+				g.uTry[a] = g.u[a] + t*g.step[a]
+			}
+			next = pdev(g.uTry)
+			if next <= cur+1e-12*math.Abs(cur) {
+				break
+			}
+			t /= 2
+		}
+		copy(g.u, g.uTry)
+		cur = next
+		if sz < 1e-10 {
+			break
+		}
+	}
+	cur = pdev(g.u)
+	buildH()
+	if !cholLower(g.h, q) {
+		return math.Inf(1)
+	}
+	ld := 0.0
+	for a := 0; a < q; a++ {
+		ld += 2 * math.Log(g.h[a*q+a])
+	}
+	g.lastLogdetL = ld
+	return cur + ld
+}
+
+// aicConstant is aic(y, w, μ) − Σ devres(y, μ, w) at g.mu: the
+// binomial-coefficient terms lme4's Laplace objective adds (0 for 0/1 data).
+func (g *glmmProblem) aicConstant() float64 {
+	c := 0.0
+	for i, y := range g.y {
+		c += -2*glmDBinomLog(math.Round(g.w[i]*y), math.Round(g.w[i]), g.mu[i]) - glmBinomDevRes(y, g.mu[i], g.w[i])
+	}
+	return c
+}
+
+// rxCov is (RX'RX)⁻¹ at the current modes: the fixed-effect covariance of
+// vcov(fit, use.hessian = FALSE), RX'RX = X'WX − (ΛZ'WX)'(L L')⁻¹(ΛZ'WX).
+func (g *glmmProblem) rxCov(theta []float64) ([][]float64, bool) {
+	n, p, q := len(g.y), len(g.x[0]), g.q
+	rxtrx := make([]float64, p*p)
+	zwx := make([]float64, q*p) // ΛZ'WX, row a
+	wt := make([]float64, n)
+	for i := 0; i < n; i++ {
+		wt[i] = g.w[i] * g.mu[i] * (1 - g.mu[i])
+		for j := 0; j < p; j++ {
+			for k := 0; k < p; k++ {
+				rxtrx[j*p+k] += wt[i] * g.x[i][j] * g.x[i][k]
+			}
+			for f := range g.idx {
+				a := g.offs[f] + g.idx[f][i]
+				zwx[a*p+j] += math.Abs(theta[f]) * wt[i] * g.x[i][j]
+			}
+		}
+	}
+	if g.rows != nil {
+		th := math.Abs(theta[0])
+		for k, rows := range g.rows {
+			sw := 0.0
+			for _, i := range rows {
+				sw += wt[i]
+			}
+			l2 := 1 + th*th*sw
+			for j := 0; j < p; j++ {
+				for m := 0; m < p; m++ {
+					rxtrx[j*p+m] -= zwx[k*p+j] * zwx[k*p+m] / l2
+				}
+			}
+		}
+	} else {
+		// g.h holds the Cholesky factor from the last devMulti call.
+		col := make([]float64, q)
+		cols := make([][]float64, p)
+		for j := 0; j < p; j++ {
+			for a := 0; a < q; a++ {
+				col[a] = zwx[a*p+j]
+			}
+			forwardSolve(g.h, q, col)
+			cols[j] = append([]float64(nil), col...)
+		}
+		for j := 0; j < p; j++ {
+			for m := 0; m < p; m++ {
+				s := 0.0
+				for a := 0; a < q; a++ {
+					s += cols[j][a] * cols[m][a]
+				}
+				rxtrx[j*p+m] -= s
+			}
+		}
+	}
+	if !cholLower(rxtrx, p) {
+		return nil, false
+	}
+	return cholInverse(rxtrx, p), true
+}
+
+// fitGLMM minimizes the glmer objective jointly over (θ, β), as glmer's
+// second optimization stage: Nelder–Mead from the fixed-effects GLM (θ = 1),
+// then Newton steps on a central finite-difference Hessian (step 1e-4, as
+// lme4's deriv12). vcov(β̂) is 2·[H⁻¹]_ββ for that Hessian H of the
+// objective in (θ, β) — what vcov.merMod does by default; the RX-based value
+// is returned as covRX.
+func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, idx [][]int, nlev []int, nagq int) ([]float64, [][]float64, [][]float64, error) {
+	n, p := len(y), len(x[0])
+	nt := len(idx)
+	g := newGLMMProblem(x, y, w, off, idx, nlev, nagq)
+	names := make([]string, p)
+	for j := range names {
+		names[j] = fmt.Sprint(j)
+	}
+	start, err := FitGLM(x, y, names, GLMOptions{Family: Binomial, Weights: w, Offset: off})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("mixed: starting GLM: %w", err)
+	}
+	d := nt + p
+	v := make([]float64, d)
+	for f := 0; f < nt; f++ {
+		v[f] = 1
+	}
+	for j := 0; j < p; j++ {
+		v[nt+j] = start.Coefs[j].Estimate
+	}
+	f := func(v []float64) float64 { return g.deviance(v[:nt], v[nt:]) }
+	copy(v, nelderMead(f, v, 0.5, 1e-2, 1000))
+	for k := 0; k < nt; k++ {
+		v[k] = math.Abs(v[k])
+	}
+	const h = 1e-4
+	hessian := func(v []float64) ([]float64, []float64, float64) {
+		f0 := f(v)
+		grad := make([]float64, d)
+		hs := make([]float64, d*d)
+		wv := append([]float64(nil), v...)
+		for j := 0; j < d; j++ {
+			wv[j] = v[j] + h
+			fp := f(wv)
+			wv[j] = v[j] - h
+			fm := f(wv)
+			wv[j] = v[j]
+			grad[j] = (fp - fm) / (2 * h)
+			hs[j*d+j] = (fp - 2*f0 + fm) / (h * h)
+		}
+		for j := 0; j < d; j++ {
+			for k := j + 1; k < d; k++ {
+				s := 0.0
+				for _, sg := range [][2]float64{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}} {
+					wv[j], wv[k] = v[j]+sg[0]*h, v[k]+sg[1]*h
+					s += sg[0] * sg[1] * f(wv)
+				}
+				wv[j], wv[k] = v[j], v[k]
+				hs[j*d+k] = s / (4 * h * h)
+				hs[k*d+j] = hs[j*d+k]
+			}
+		}
+		return grad, hs, f0
+	}
+	fit.Converged = false
+	var grad, hs []float64
+	var f0 float64
+	for it := 0; it < 30; it++ {
+		grad, hs, f0 = hessian(v)
+		l := append([]float64(nil), hs...)
+		if !cholLower(l, d) {
+			break
+		}
+		step := make([]float64, d)
+		for j := range step {
+			step[j] = -grad[j]
+		}
+		forwardSolve(l, d, step)
+		backSolve(l, d, step)
+		sz := 0.0
+		for j := range step {
+			sz = math.Max(sz, math.Abs(step[j]))
+		}
+		if sz < 1e-8 {
+			fit.Converged = true
+			break
+		}
+		t := 1.0
+		wv := make([]float64, d)
+		moved := false
+		for half := 0; half < 30; half++ {
+			for j := range wv {
+				wv[j] = v[j] + t*step[j]
+			}
+			if f(wv) <= f0 {
+				moved = true
+				break
+			}
+			t /= 2
+		}
+		if !moved {
+			fit.Converged = true // no descent within rounding: at the optimum
+			break
+		}
+		copy(v, wv)
+		for k := 0; k < nt; k++ {
+			v[k] = math.Abs(v[k])
+		}
+	}
+	if grad == nil {
+		return nil, nil, nil, errors.New("mixed: could not evaluate the GLMM deviance")
+	}
+	// θ at the boundary: the deviance is even in each θ, so an optimum near 0 is at 0.
+	theta := append([]float64(nil), v[:nt]...)
+	for k := range theta {
+		if theta[k] < 1e-6 {
+			theta[k] = 0
+		}
+	}
+	beta := append([]float64(nil), v[nt:]...)
+	fit.Criterion = g.deviance(theta, beta)
+	if nagq <= 1 {
+		fit.Criterion += g.aicConstant()
+	}
+	fit.Theta = theta
+	fit.Evaluations = g.evals
+
+	covRX, ok := g.rxCov(theta)
+	if !ok {
+		return nil, nil, nil, errors.New("mixed: the fixed-effect information is not positive definite (collinear predictors or separation?)")
+	}
+	l := append([]float64(nil), hs...)
+	hessOK := cholLower(l, d)
+	cov := make([][]float64, p)
+	var hinv [][]float64
+	if hessOK {
+		hinv = cholInverse(l, d)
+	}
+	for j := range cov {
+		cov[j] = make([]float64, p)
+		for k := range cov[j] {
+			if hessOK {
+				cov[j][k] = 2 * hinv[nt+j][nt+k]
+			} else {
+				cov[j][k] = covRX[j][k]
+			}
+		}
+	}
+	if !hessOK {
+		fit.Warnings = append(fit.Warnings, "the finite-difference Hessian is not positive definite: fixed-effect covariance from RX (as lme4 falls back)")
+	}
+	_ = n
+	return beta, cov, covRX, nil
+}
