@@ -119,15 +119,23 @@ const mixedSingularTol = 1e-4
 // −d/2, AIC = d + 2(p + #θ + 1), BIC with log n, as lme4 (for REML fits
 // these use the REML criterion, as lme4's logLik/AIC/BIC do).
 //
-// Binomial (lme4::glmer(..., family = binomial, nAGQ = 1); one grouping
-// factor): the Laplace deviance at (θ, β) is Σ devres + ‖u‖² + log|L|²,
-// where u are the conditional modes from penalized IRLS (Newton per group)
-// and L² = 1 + θ²Σ μ(1−μ) per group. It is minimized jointly over (θ, β),
-// as glmer's second stage (Nelder–Mead from the fixed-effects GLM, then
+// Binomial (lme4::glmer(..., family = binomial, nAGQ = N, weights = w,
+// offset = o)): the Laplace objective (N ≤ 1; one or more crossed grouping
+// factors) or the adaptive Gauss–Hermite one (N > 1; one grouping factor,
+// as lme4) at (θ, β), with the conditional modes u from penalized IRLS
+// (see glmmProblem in glmm.go), is minimized jointly over (θ, β), as
+// glmer's second stage (Nelder–Mead from the fixed-effects GLM, then
 // Newton steps on a central finite-difference Hessian). vcov(β̂) is
-// 2·[H⁻¹]_ββ for that Hessian H of the deviance in (θ, β) — what
+// 2·[H⁻¹]_ββ for that Hessian H of the objective in (θ, β) — what
 // vcov.merMod does by default with glmer's finite-difference Hessian; the
-// RX-based value (use.hessian = FALSE) is in MixedCoef.SERX.
+// RX-based value (use.hessian = FALSE) is in MixedCoef.SERX. With weights,
+// y is the proportion of successes out of w trials. The penalized IRLS is
+// run to convergence (relative step 1e-10), so the estimates match
+// glmer(control = glmerControl(tolPwrss = 1e-12)); glmer's default
+// tolPwrss = 1e-7 can leave its optimum 1e-3 away with small groups.
+//
+// Gaussian fits take an Offset (lmer(..., offset = o), the fit of y − o)
+// but no prior weights.
 //
 // A θ under 1e-4 gives lme4's "boundary (singular) fit" warning; P values
 // are normal (lme4 reports none for lmer; they are asymptotic Wald tests).
