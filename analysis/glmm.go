@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,23 +35,31 @@ import (
 // residuals, not aic), so with non-0/1 data the logLik of an nAGQ > 1 fit is
 // not comparable with that of a Laplace fit, in lme4 as here.
 type glmmProblem struct {
-	x           [][]float64
-	y, w, off   []float64
-	idx         [][]int // level of each row, per grouping factor
-	nlev        []int
-	offs        []int // first column of each factor in u
-	q           int
-	rows        [][]int // rows of each level (one grouping factor)
-	nagq        int
-	ghZ, ghW    []float64
-	u           []float64
-	eta0, mu    []float64
-	evals       int
-	h           []float64 // q×q work matrix (several factors)
-	grad, step  []float64
-	uTry        []float64
-	cols        []int
-	lastLogdetL float64
+	x          [][]float64
+	y, w, off  []float64
+	idx        [][]int // level of each row, per grouping factor
+	nlev       []int
+	offs       []int // first column of each factor in u
+	q          int
+	rows       [][]int // rows of each level (one grouping factor)
+	nagq       int
+	ghZ, ghW   []float64
+	u          []float64
+	eta0, mu   []float64
+	evals      int
+	h          []float64 // q×q work matrix (several factors)
+	grad, step []float64
+	uTry       []float64
+	cols       []int
+	part       []float64 // per-level or per-chunk partial sums
+	// unit is set when every y is 0 or 1 and every weight 1: then e0 =
+	// exp(eta0) (0 where |eta0| ≥ 300) lets μ and the deviance residuals be
+	// formed from one exponential per level instead of one per row (see
+	// logitFast).
+	unit bool
+	e0   []float64
+	einv []float64 // 1/e0 (0 where e0 is 0)
+	cexp []float64 // exp(θ_f u_a) per level (several factors)
 }
 
 func newGLMMProblem(x [][]float64, y, w, off []float64, idx [][]int, nlev []int, nagq int) *glmmProblem {
@@ -59,6 +70,17 @@ func newGLMMProblem(x [][]float64, y, w, off []float64, idx [][]int, nlev []int,
 		g.q += m
 	}
 	g.u = make([]float64, g.q)
+	g.unit = true
+	for i := range y {
+		if w[i] != 1 || (y[i] != 0 && y[i] != 1) {
+			g.unit = false
+		}
+	}
+	if g.unit {
+		g.e0 = make([]float64, n)
+		g.einv = make([]float64, n)
+		g.cexp = make([]float64, g.q)
+	}
 	if len(idx) == 1 {
 		g.rows = make([][]int, nlev[0])
 		for i, k := range idx[0] {
@@ -128,7 +150,118 @@ func (g *glmmProblem) linpred(beta []float64) {
 			s += r[j] * b
 		}
 		g.eta0[i] = s
+		if g.unit {
+			g.e0[i], g.einv[i] = 0, 0
+			if math.Abs(s) < 300 {
+				g.e0[i] = math.Exp(s)
+				g.einv[i] = 1 / g.e0[i]
+			}
+		}
 	}
+}
+
+// logitFast returns μ = logit⁻¹(η) for η = eta0 + δ given e0 = exp(eta0)
+// (0 when unknown) and c = exp(δ), and the row's deviance factor
+// 1 + exp(∓η) (deviance residual 2·log of it; − for y = 1), when
+// |η| < 36 and both exponentials are known: there R's logit link is
+// unclamped, so this is R's value up to rounding in μ; the deviance
+// residual 2·log(1 + exp(∓η)) is the exact value, where R's (and lme4's)
+// 2·log(1/(1 − μ)) loses digits forming 1 − μ when the outcome is the
+// unlikely one at |η| > 15 (1e-9 relative at |η| = 20, 1e-3 at 34: rows
+// that only occur near separation). ok is false otherwise, and the caller
+// uses glmLogitInv and glmBinomDevRes.
+func logitFast(e0, c, eta, y float64) (mu, fac float64, ok bool) {
+	if e0 == 0 || c == 0 || math.IsInf(c, 0) || math.Abs(eta) >= 36 {
+		return 0, 0, false
+	}
+	t := e0 * c
+	mu = t / (1 + t)
+	if y == 1 {
+		return mu, 1 + 1/t, true
+	}
+	return mu, 1 + t, true
+}
+
+// logProd accumulates Σ log(fac) as the log of a product, renormalized
+// by frexp so that it never overflows (factors are ≥ 1 and < e^36).
+type logProd struct {
+	p  float64
+	e2 int
+}
+
+func (l *logProd) mul(f float64) {
+	l.p *= f
+	if l.p > 1e200 {
+		fr, ex := math.Frexp(l.p)
+		l.p, l.e2 = fr, l.e2+ex
+	}
+}
+
+func (l *logProd) log() float64 { return math.Log(l.p) + float64(l.e2)*math.Ln2 }
+
+// groupDev is Σ devres of a level's rows at random effect u: as
+// groupStats, without μ, and for 0/1 data with unit weights from products
+// of 1 + e0·c or 1 + (1/e0)·(1/c) (no exponential or logarithm per row).
+func (g *glmmProblem) groupDev(rows []int, theta, u float64) float64 {
+	d := theta * u
+	if !g.unit || math.Abs(d) >= 300 {
+		dev, _, _ := g.groupStats(rows, theta, u, true, false)
+		return dev
+	}
+	c := math.Exp(d)
+	ci := 1 / c
+	dev := 0.0
+	lp := logProd{p: 1}
+	for _, i := range rows {
+		eta := g.eta0[i] + d
+		switch {
+		case g.e0[i] == 0 || math.Abs(eta) >= 36:
+			dev += glmBinomDevRes(g.y[i], glmLogitInv(eta), 1)
+		case g.y[i] == 1:
+			lp.mul(1 + g.einv[i]*ci)
+		default:
+			lp.mul(1 + g.e0[i]*c)
+		}
+	}
+	return dev + 2*lp.log()
+}
+
+// groupStats returns, at random effect u of one factor's level with rows
+// rows, Σ devres (dev; only with needDev), Σ w μ(1−μ) (sw) and
+// Σ w (y − μ) (sr); it stores μ in g.mu when store is set.
+func (g *glmmProblem) groupStats(rows []int, theta, u float64, needDev, store bool) (dev, sw, sr float64) {
+	d := theta * u
+	c := 0.0
+	if g.unit && math.Abs(d) < 300 {
+		c = math.Exp(d)
+	}
+	lp := logProd{p: 1}
+	for _, i := range rows {
+		eta := g.eta0[i] + d
+		m, fac, ok := 0.0, 0.0, false
+		if c != 0 {
+			m, fac, ok = logitFast(g.e0[i], c, eta, g.y[i])
+		}
+		if ok {
+			if needDev {
+				lp.mul(fac)
+			}
+		} else {
+			m = glmLogitInv(eta)
+			if needDev {
+				dev += glmBinomDevRes(g.y[i], m, g.w[i])
+			}
+		}
+		if store {
+			g.mu[i] = m
+		}
+		sw += g.w[i] * m * (1 - m)
+		sr += g.w[i] * (g.y[i] - m)
+	}
+	if needDev {
+		dev += 2 * lp.log()
+	}
+	return dev, sw, sr
 }
 
 // deviance is the glmer objective at (θ, β) (see glmmProblem); it leaves the
@@ -152,50 +285,87 @@ func (g *glmmProblem) deviance(theta, beta []float64) float64 {
 // devOne is the deviance for one grouping factor: the modes by Newton's
 // method per level, then Laplace or adaptive Gauss–Hermite.
 func (g *glmmProblem) devOne(theta float64) float64 {
+	if g.part == nil {
+		g.part = make([]float64, len(g.rows))
+	}
+	parFor(len(g.rows), len(g.y) >= glmmParMinRows, func(k int) { g.part[k] = g.devGroup(k, theta) })
 	total := 0.0
-	for k, rows := range g.rows {
-		u := g.u[k]
-		// Newton on the strictly convex u² + Σ devres: score and information
-		// only (no logarithms), steps capped at 4, then one pass for d_k.
-		for it := 0; it < 200; it++ {
-			sr, sw := 0.0, 0.0
-			for _, i := range rows {
-				m := glmLogitInv(g.eta0[i] + theta*u)
-				sr += g.w[i] * (g.y[i] - m)
-				sw += g.w[i] * m * (1 - m)
-			}
-			step := (theta*sr - u) / (1 + theta*theta*sw)
-			step = math.Max(-4, math.Min(4, step))
-			u += step
-			if math.Abs(step) < 1e-10*(1+math.Abs(u)) {
-				break
-			}
-		}
-		f, sw := u*u, 0.0
-		for _, i := range rows {
-			m := glmLogitInv(g.eta0[i] + theta*u)
-			g.mu[i] = m
-			f += glmBinomDevRes(g.y[i], m, g.w[i])
-			sw += g.w[i] * m * (1 - m)
-		}
-		g.u[k] = u
-		l2 := 1 + theta*theta*sw
-		total += f + math.Log(l2)
-		if g.nagq > 1 {
-			sd := 1 / math.Sqrt(l2)
-			mult := 0.0
-			for j, z := range g.ghZ {
-				uj := u + z*sd
-				fj := uj * uj
-				for _, i := range rows {
-					fj += glmBinomDevRes(g.y[i], glmLogitInv(g.eta0[i]+theta*uj), g.w[i])
-				}
-				mult += g.ghW[j] * math.Exp(-0.5*(fj-f)+z*z/2)
-			}
-			total -= 2 * math.Log(mult)
-		}
+	for _, v := range g.part {
+		total += v
 	}
 	return total
+}
+
+// devGroup is level k's term of devOne: Σ devres + u² + log L_kk² at the
+// mode (Laplace), less 2·log of the quadrature sum for nAGQ > 1. It updates
+// g.u[k] and g.mu of the level's rows only, so levels run in parallel.
+func (g *glmmProblem) devGroup(k int, theta float64) float64 {
+	rows := g.rows[k]
+	u := g.u[k]
+	// Newton on the strictly convex u² + Σ devres: score and information
+	// only (no logarithms), steps capped at 4, then one pass for d_k.
+	for it := 0; it < 200; it++ {
+		_, sw, sr := g.groupStats(rows, theta, u, false, false)
+		step := (theta*sr - u) / (1 + theta*theta*sw)
+		step = math.Max(-4, math.Min(4, step))
+		u += step
+		if math.Abs(step) < 1e-10*(1+math.Abs(u)) {
+			break
+		}
+	}
+	dev, sw, _ := g.groupStats(rows, theta, u, true, true)
+	f := u*u + dev
+	g.u[k] = u
+	l2 := 1 + theta*theta*sw
+	total := f + math.Log(l2)
+	if g.nagq > 1 {
+		sd := 1 / math.Sqrt(l2)
+		mult := 0.0
+		for j, z := range g.ghZ {
+			uj := u + z*sd
+			dj := g.groupDev(rows, theta, uj)
+			mult += g.ghW[j] * math.Exp(-0.5*(uj*uj+dj-f)+z*z/2)
+		}
+		total -= 2 * math.Log(mult)
+	}
+	return total
+}
+
+// glmmParMinRows is the number of rows from which a deviance evaluation is
+// spread over GOMAXPROCS goroutines.
+const glmmParMinRows = 2000
+
+// glmmChunk is the number of rows per unit of parallel work in devMulti:
+// fixed, so that the partial sums, added in chunk order, give the same
+// bytes for any number of workers.
+const glmmChunk = 512
+
+// parFor runs work(0..n−1), on GOMAXPROCS goroutines when par is set.
+// Each call must write only its own results.
+func parFor(n int, par bool, work func(k int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if !par || workers <= 1 {
+		for k := 0; k < n; k++ {
+			work(k)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= n {
+					return
+				}
+				work(k)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // devMulti is the Laplace deviance for several (crossed) grouping factors:
@@ -204,19 +374,56 @@ func (g *glmmProblem) devOne(theta float64) float64 {
 func (g *glmmProblem) devMulti(theta []float64) float64 {
 	q := g.q
 	lam := func(f int) float64 { return math.Abs(theta[f]) }
+	n := len(g.y)
+	nch := (n + glmmChunk - 1) / glmmChunk
+	if len(g.part) != nch {
+		g.part = make([]float64, nch)
+	}
+	// pdev is Σ devres + ‖u‖², leaving μ at u in g.mu.
 	pdev := func(u []float64) float64 {
+		if g.unit {
+			for f := range g.idx {
+				for a := g.offs[f]; a < g.offs[f]+g.nlev[f]; a++ {
+					d := lam(f) * u[a]
+					g.cexp[a] = 0
+					if math.Abs(d) < 300 {
+						g.cexp[a] = math.Exp(d)
+					}
+				}
+			}
+		}
+		parFor(nch, n >= glmmParMinRows, func(c int) {
+			s := 0.0
+			lp := logProd{p: 1}
+			for i := c * glmmChunk; i < min(n, (c+1)*glmmChunk); i++ {
+				eta := g.eta0[i]
+				ce := 1.0
+				for f := range g.idx {
+					a := g.offs[f] + g.idx[f][i]
+					eta += lam(f) * u[a]
+					if g.unit {
+						ce *= g.cexp[a]
+					}
+				}
+				if g.unit {
+					if m, fac, ok := logitFast(g.e0[i], ce, eta, g.y[i]); ok {
+						g.mu[i] = m
+						lp.mul(fac)
+						continue
+					}
+				}
+				m := glmLogitInv(eta)
+				g.mu[i] = m
+				s += glmBinomDevRes(g.y[i], m, g.w[i])
+			}
+			g.part[c] = s + 2*lp.log()
+		})
 		s := 0.0
 		for _, v := range u {
 			s += v * v
 		}
-		for i := range g.y {
-			eta := g.eta0[i]
-			for f := range g.idx {
-				eta += lam(f) * u[g.offs[f]+g.idx[f][i]]
-			}
-			m := glmLogitInv(eta)
-			g.mu[i] = m
-			s += glmBinomDevRes(g.y[i], m, g.w[i])
+		for _, v := range g.part {
+			s += v
 		}
 		return s
 	}
@@ -247,8 +454,10 @@ func (g *glmmProblem) devMulti(theta []float64) float64 {
 			}
 		}
 	}
+	// Newton steps with step halving; H is rebuilt at each new u, so when the
+	// step is negligible H (factorized in g.h) is the one at the mode.
 	cur := pdev(g.u)
-	for it := 0; it < 100; it++ {
+	for it := 0; ; it++ {
 		buildH()
 		if !cholLower(g.h, q) {
 			return math.Inf(1)
@@ -259,6 +468,9 @@ func (g *glmmProblem) devMulti(theta []float64) float64 {
 		sz := 0.0
 		for a, s := range g.step {
 			sz = math.Max(sz, math.Abs(s)/(1+math.Abs(g.u[a])))
+		}
+		if sz < 1e-10 || it == 100 {
+			break
 		}
 		t := 1.0
 		var next float64
@@ -272,22 +484,13 @@ func (g *glmmProblem) devMulti(theta []float64) float64 {
 			}
 			t /= 2
 		}
-		copy(g.u, g.uTry)
+		copy(g.u, g.uTry) // g.mu is at g.uTry
 		cur = next
-		if sz < 1e-10 {
-			break
-		}
-	}
-	cur = pdev(g.u)
-	buildH()
-	if !cholLower(g.h, q) {
-		return math.Inf(1)
 	}
 	ld := 0.0
 	for a := 0; a < q; a++ {
 		ld += 2 * math.Log(g.h[a*q+a])
 	}
-	g.lastLogdetL = ld
 	return cur + ld
 }
 
