@@ -512,8 +512,8 @@ type Result struct {
 	Warnings      []string         `json:"warnings"`
 }
 
-// randomEffect is one row of random_effects in the JSON output.
-type randomEffect struct {
+// RandomEffect is one row of random_effects in the JSON output.
+type RandomEffect struct {
 	Group    string  `json:"group"`
 	Term     string  `json:"term"`
 	Variance float64 `json:"variance"`
@@ -833,7 +833,7 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 			fit.StatName: cmdutil.JSONNum(c.Z), "p": cmdutil.JSONNum(c.P), "ci_low": cmdutil.JSONNum(c.CILow), "ci_high": cmdutil.JSONNum(c.CIHigh), "aliased": false})
 	}
 	for _, r := range fit.RandomEffects {
-		res.RandomEffects = append(res.RandomEffects, randomEffect{Group: r.Group, Term: r.Term, Variance: r.Variance, SD: r.SD})
+		res.RandomEffects = append(res.RandomEffects, RandomEffect{Group: r.Group, Term: r.Term, Variance: r.Variance, SD: r.SD})
 	}
 	if opts.OnResult != nil {
 		opts.OnResult(res)
