@@ -771,7 +771,12 @@ func fitLMM(fit *MixedFit, x [][]float64, y []float64, idx [][]int, nlev []int) 
 		for i := range theta {
 			theta[i] = math.Abs(xm[i])
 		}
+		// Converged when θ stops moving, or when a round of coordinate steps
+		// no longer lowers the criterion beyond rounding (a flat valley where
+		// coordinate steps zig-zag: the likelihood is then at its maximum to
+		// 1e-13 relative).
 		conv := false
+		prev := dev(theta)
 		for round := 0; round < 200; round++ {
 			old := append([]float64(nil), theta...)
 			for f := 0; f < nt; f++ {
@@ -781,10 +786,12 @@ func fitLMM(fit *MixedFit, x [][]float64, y []float64, idx [][]int, nlev []int) 
 			for i := range theta {
 				ch = math.Max(ch, math.Abs(theta[i]-old[i]))
 			}
-			if ch < 1e-9 {
+			cur := dev(theta)
+			if ch < 1e-9 || prev-cur <= 1e-13*(1+math.Abs(cur)) {
 				conv = true
 				break
 			}
+			prev = cur
 		}
 		fit.Converged = conv
 	}
