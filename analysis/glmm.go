@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -570,17 +571,20 @@ func (g *glmmProblem) rxCov(theta []float64) ([][]float64, bool) {
 // lme4's deriv12). vcov(β̂) is 2·[H⁻¹]_ββ for that Hessian H of the
 // objective in (θ, β) — what vcov.merMod does by default; the RX-based value
 // is returned as covRX.
-func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, idx [][]int, nlev []int, nagq int) ([]float64, [][]float64, [][]float64, error) {
-	n, p := len(y), len(x[0])
+func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, names []string, idx [][]int, nlev []int, nagq int) ([]float64, [][]float64, [][]float64, error) {
+	p := len(x[0])
 	nt := len(idx)
 	g := newGLMMProblem(x, y, w, off, idx, nlev, nagq)
-	names := make([]string, p)
-	for j := range names {
-		names[j] = fmt.Sprint(j)
-	}
 	start, err := FitGLM(x, y, names, GLMOptions{Family: Binomial, Weights: w, Offset: off})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("mixed: starting GLM: %w", err)
+	}
+	for _, m := range start.Warnings {
+		if strings.Contains(m, "separation") {
+			// Random intercepts do not cure separation by a fixed effect: the
+			// GLMM's estimates diverge as the GLM's do.
+			fit.Warnings = append(fit.Warnings, "the fixed-effects logistic fit (the GLMM's start) shows "+m)
+		}
 	}
 	d := nt + p
 	v := make([]float64, d)
@@ -711,6 +715,5 @@ func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, idx [][]int, nle
 	if !hessOK {
 		fit.Warnings = append(fit.Warnings, "the finite-difference Hessian is not positive definite: fixed-effect covariance from RX (as lme4 falls back)")
 	}
-	_ = n
 	return beta, cov, covRX, nil
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -69,4 +70,36 @@ func softplus(x float64) float64 {
 		return x + math.Log1p(math.Exp(-x))
 	}
 	return math.Log1p(math.Exp(x))
+}
+
+// TestGLMMSeparation: x > 0 predicts y perfectly; the GLMM fit neither
+// panics nor errors, and warns about separation (from its starting GLM).
+func TestGLMMSeparation(t *testing.T) {
+	var x [][]float64
+	var y []float64
+	g := MixedGroup{Name: "g"}
+	for i := 0; i < 60; i++ {
+		v := float64(i%13)/6 - 1 + 0.01
+		x = append(x, []float64{1, v})
+		y = append(y, 0)
+		if v > 0 {
+			y[i] = 1
+		}
+		g.Levels = append(g.Levels, string(rune('a'+i%6)))
+	}
+	for _, q := range []int{1, 5} {
+		fit, err := FitMixed(x, y, []string{"(Intercept)", "x"}, []MixedGroup{g}, MixedOptions{Family: Binomial, NAGQ: q})
+		if err != nil {
+			t.Fatalf("nAGQ %d: %v", q, err)
+		}
+		found := false
+		for _, w := range fit.Warnings {
+			if strings.Contains(w, "separation") && strings.Contains(w, "x (|β|") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("nAGQ %d: no separation warning naming x: %v", q, fit.Warnings)
+		}
+	}
 }

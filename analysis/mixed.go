@@ -307,7 +307,7 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 			}
 		}
 		fit.NAGQ = max(opt.NAGQ, 1)
-		beta, cov, covRX, err = fitGLMM(fit, xa, y, w, off, idx, nlev, opt.NAGQ)
+		beta, cov, covRX, err = fitGLMM(fit, xa, y, w, off, anames, idx, nlev, opt.NAGQ)
 	}
 	if err != nil {
 		return nil, err
