@@ -36,19 +36,27 @@ import (
 // residuals, not aic), so with non-0/1 data the logLik of an nAGQ > 1 fit is
 // not comparable with that of a Laplace fit, in lme4 as here.
 type glmmProblem struct {
-	x          [][]float64
-	y, w, off  []float64
-	idx        [][]int // level of each row, per grouping factor
-	nlev       []int
-	offs       []int // first column of each factor in u
-	q          int
-	rows       [][]int // rows of each level (one grouping factor)
-	nagq       int
-	ghZ, ghW   []float64
-	u          []float64
-	eta0, mu   []float64
-	evals      int
-	h          []float64 // q×q work matrix (several factors)
+	x         [][]float64
+	y, w, off []float64
+	idx       [][]int // level of each row, per grouping factor
+	nlev      []int
+	offs      []int // first column of each factor in u
+	q         int
+	rows      [][]int // rows of each level (one grouping factor)
+	nagq      int
+	ghZ, ghW  []float64
+	u         []float64
+	eta0, mu  []float64
+	evals     int
+	// Several factors: H = I + ΛZ'WZΛ in blocks [[D, B], [B', C]], D the
+	// diagonal block of factor 0 (the one with most levels), B its n0×r
+	// cross block, C the r×r block of the others, factorized through the
+	// Schur complement S = C − B'D⁻¹B (Cholesky in hs) — O(n0·r² + r³)
+	// instead of O(q³).
+	n0, r      int
+	hd, hb, hs []float64
+	ldH        float64 // log|H| after hFactor
+	t1         []float64
 	grad, step []float64
 	uTry       []float64
 	cols       []int
@@ -88,7 +96,12 @@ func newGLMMProblem(x [][]float64, y, w, off []float64, idx [][]int, nlev []int,
 			g.rows[k] = append(g.rows[k], i)
 		}
 	} else {
-		g.h = make([]float64, g.q*g.q)
+		g.n0 = nlev[0]
+		g.r = g.q - g.n0
+		g.hd = make([]float64, g.n0)
+		g.hb = make([]float64, g.n0*g.r)
+		g.hs = make([]float64, g.r*g.r)
+		g.t1 = make([]float64, g.r)
 		g.grad = make([]float64, g.q)
 		g.step = make([]float64, g.q)
 		g.uTry = make([]float64, g.q)
@@ -429,43 +442,55 @@ func (g *glmmProblem) devMulti(theta []float64) float64 {
 		return s
 	}
 	// buildH fills g.h (lower triangle) and g.grad at μ = g.mu for u = g.u.
+	// buildH fills the blocks of H and g.grad at μ = g.mu for u = g.u.
 	buildH := func() {
-		for a := range g.h {
-			g.h[a] = 0
+		n0, r := g.n0, g.r
+		for k := range g.hd {
+			g.hd[k] = 1
+		}
+		clear(g.hb)
+		clear(g.hs)
+		for a := 0; a < r; a++ {
+			g.hs[a*r+a] = 1
 		}
 		for a := 0; a < q; a++ {
-			g.h[a*q+a] = 1
 			g.grad[a] = -g.u[a]
 		}
 		for i := range g.y {
 			m := g.mu[i]
 			wi := g.w[i] * m * (1 - m)
-			r := g.w[i] * (g.y[i] - m)
+			res := g.w[i] * (g.y[i] - m)
 			for f := range g.idx {
 				g.cols[f] = g.offs[f] + g.idx[f][i]
 			}
 			for f, a := range g.cols {
 				la := lam(f)
-				g.grad[a] += la * r
-				for f2, b := range g.cols {
-					if b <= a {
-						g.h[a*q+b] += la * lam(f2) * wi
+				g.grad[a] += la * res
+				if f == 0 {
+					g.hd[a] += la * la * wi
+					for f2 := 1; f2 < len(g.cols); f2++ {
+						g.hb[a*r+g.cols[f2]-n0] += la * lam(f2) * wi
+					}
+					continue
+				}
+				for f2 := 1; f2 < len(g.cols); f2++ {
+					if b := g.cols[f2]; b <= a {
+						g.hs[(a-n0)*r+b-n0] += la * lam(f2) * wi
 					}
 				}
 			}
 		}
 	}
 	// Newton steps with step halving; H is rebuilt at each new u, so when the
-	// step is negligible H (factorized in g.h) is the one at the mode.
+	// step is negligible H (factorized) is the one at the mode.
 	cur := pdev(g.u)
 	for it := 0; ; it++ {
 		buildH()
-		if !cholLower(g.h, q) {
+		if !g.hFactor() {
 			return math.Inf(1)
 		}
 		copy(g.step, g.grad)
-		forwardSolve(g.h, q, g.step)
-		backSolve(g.h, q, g.step)
+		g.hSolve(g.step)
 		sz := 0.0
 		for a, s := range g.step {
 			sz = math.Max(sz, math.Abs(s)/(1+math.Abs(g.u[a])))
@@ -488,11 +513,61 @@ func (g *glmmProblem) devMulti(theta []float64) float64 {
 		copy(g.u, g.uTry) // g.mu is at g.uTry
 		cur = next
 	}
+	return cur + g.ldH
+}
+
+// hFactor forms the Schur complement S = C − B'D⁻¹B of the blocks of H
+// (lower triangle of g.hs), factorizes it and sets g.ldH = log|H| =
+// Σ log D + log|S|.
+func (g *glmmProblem) hFactor() bool {
+	n0, r := g.n0, g.r
 	ld := 0.0
-	for a := 0; a < q; a++ {
-		ld += 2 * math.Log(g.h[a*q+a])
+	for k := 0; k < n0; k++ {
+		dk := g.hd[k]
+		ld += math.Log(dk)
+		row := g.hb[k*r : (k+1)*r]
+		for a, ba := range row {
+			if ba == 0 {
+				continue
+			}
+			v := ba / dk
+			for b := 0; b <= a; b++ {
+				g.hs[a*r+b] -= v * row[b]
+			}
+		}
 	}
-	return cur + ld
+	if !cholLower(g.hs, r) {
+		return false
+	}
+	for a := 0; a < r; a++ {
+		ld += 2 * math.Log(g.hs[a*r+a])
+	}
+	g.ldH = ld
+	return true
+}
+
+// hSolve solves H x = v in place with the factorized blocks:
+// x1 = S⁻¹(v1 − B'D⁻¹v0), x0 = D⁻¹(v0 − B x1).
+func (g *glmmProblem) hSolve(v []float64) {
+	n0, r := g.n0, g.r
+	t := g.t1
+	copy(t, v[n0:])
+	for k := 0; k < n0; k++ {
+		c := v[k] / g.hd[k]
+		for a, ba := range g.hb[k*r : (k+1)*r] {
+			t[a] -= ba * c
+		}
+	}
+	forwardSolve(g.hs, r, t)
+	backSolve(g.hs, r, t)
+	copy(v[n0:], t)
+	for k := 0; k < n0; k++ {
+		s := v[k]
+		for a, ba := range g.hb[k*r : (k+1)*r] {
+			s -= ba * t[a]
+		}
+		v[k] = s / g.hd[k]
+	}
 }
 
 // aicConstant is aic(y, w, μ) − Σ devres(y, μ, w) at g.mu: the
@@ -539,21 +614,23 @@ func (g *glmmProblem) rxCov(theta []float64) ([][]float64, bool) {
 			}
 		}
 	} else {
-		// g.h holds the Cholesky factor from the last devMulti call.
-		col := make([]float64, q)
+		// The blocks of H are factorized from the last devMulti call:
+		// subtract c_j' H⁻¹ c_m for the columns c_j of ΛZ'WX.
 		cols := make([][]float64, p)
+		sol := make([][]float64, p)
 		for j := 0; j < p; j++ {
+			cols[j] = make([]float64, q)
 			for a := 0; a < q; a++ {
-				col[a] = zwx[a*p+j]
+				cols[j][a] = zwx[a*p+j]
 			}
-			forwardSolve(g.h, q, col)
-			cols[j] = append([]float64(nil), col...)
+			sol[j] = append([]float64(nil), cols[j]...)
+			g.hSolve(sol[j])
 		}
 		for j := 0; j < p; j++ {
 			for m := 0; m < p; m++ {
 				s := 0.0
 				for a := 0; a < q; a++ {
-					s += cols[j][a] * cols[m][a]
+					s += cols[j][a] * sol[m][a]
 				}
 				rxtrx[j*p+m] -= s
 			}
