@@ -184,7 +184,11 @@ func TestRegressGLMMErrors(t *testing.T) {
 			t.Errorf("%v: %T %v, want a usage error with %q", tc.args, err, err, tc.want)
 		}
 	}
-	_, _, err := runCmd(t, "--data", data, "--formula", "yb ~ x1 + (1|g)", "--offset", "g")
+	out, stderr, err := runCmd(t, "--data", data, "--formula", "yo ~ x1 + (1|g)", "--offset", "off", "--nagq", "5")
+	if err != nil || !strings.Contains(out, "adaptive Gauss–Hermite quadrature with 5 points, as glmer nAGQ = 5") || !strings.Contains(out, "offset: off\n") {
+		t.Errorf("table:\n%s\n%v %s", out, err, stderr)
+	}
+	_, _, err = runCmd(t, "--data", data, "--formula", "yb ~ x1 + (1|g)", "--offset", "g")
 	if _, ok := err.(*cmdutil.BadInputError); !ok || !strings.Contains(err.Error(), `--offset g: row 1: "g`) {
 		t.Errorf("text offset: %T %v", err, err)
 	}
