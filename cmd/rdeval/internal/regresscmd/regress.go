@@ -147,8 +147,8 @@ non-convergence are reported as warnings and in the JSON.`,
 			if opts.CI == CIProfile && (opts.Cluster != "" || opts.L2 != 0) {
 				return cmdutil.Usagef("--ci profile with --cluster or --l2: profile intervals need the model's likelihood; use --ci wald")
 			}
-			if opts.NAGQ < 0 || opts.NAGQ > 100 {
-				return cmdutil.Usagef("--nagq %d: want 1 (Laplace) to 100 quadrature points", opts.NAGQ)
+			if opts.NAGQ < 1 || opts.NAGQ > 100 {
+				return cmdutil.Usagef("--nagq %d: want 1 (Laplace) to 100 quadrature points (lme4's nAGQ = 0, which profiles the fixed effects out of the PIRLS, is not implemented)", opts.NAGQ)
 			}
 			f, err := formula.Parse(opts.Formula)
 			if err != nil {

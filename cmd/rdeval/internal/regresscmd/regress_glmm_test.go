@@ -174,6 +174,7 @@ func TestRegressGLMMErrors(t *testing.T) {
 		{[]string{"--formula", "yc ~ x1", "--nagq", "5"}, "no random intercept"},
 		{[]string{"--formula", "x1 ~ x2 + (1|g)", "--family", "gaussian", "--nagq", "3"}, "quadrature applies to logistic mixed models"},
 		{[]string{"--formula", "yb ~ x1 + (1|g)", "--nagq", "-1"}, "--nagq -1"},
+		{[]string{"--formula", "yb ~ x1 + (1|g)", "--nagq", "0"}, "nAGQ = 0"},
 		{[]string{"--formula", "yb ~ x1", "--ci", "likelihood"}, `--ci "likelihood"`},
 		{[]string{"--formula", "yb ~ x1", "--ci", "profile", "--cluster", "g"}, "profile intervals need the model's likelihood"},
 		{[]string{"--formula", "yb ~ x1 + (1|g)", "--ci", "profile"}, "GLMs only"},
