@@ -657,6 +657,9 @@ func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, names []string, 
 		return nil, nil, nil, fmt.Errorf("mixed: starting GLM: %w", err)
 	}
 	for _, m := range start.Warnings {
+		if strings.HasPrefix(m, "non-integer #successes") {
+			fit.Warnings = append(fit.Warnings, m) // glmer's binomial family warns the same
+		}
 		if strings.Contains(m, "separation") {
 			// Random intercepts do not cure separation by a fixed effect: the
 			// GLMM's estimates diverge as the GLM's do.

@@ -103,3 +103,22 @@ func TestGLMMSeparation(t *testing.T) {
 		}
 	}
 }
+
+// TestGLMMNonIntegerSuccesses: proportions whose successes w·y are not
+// whole numbers fit, with R's (and glmer's) warning.
+func TestGLMMNonIntegerSuccesses(t *testing.T) {
+	y := []float64{0.5, 0.25, 1, 0.3, 0, 0.7, 0.6, 0.1}
+	w := []float64{3, 4, 2, 1, 2, 5, 2, 3}
+	x := make([][]float64, len(y))
+	for i := range x {
+		x[i] = []float64{1}
+	}
+	g := MixedGroup{Name: "g", Levels: []string{"a", "a", "b", "b", "c", "c", "a", "b"}}
+	fit, err := FitMixed(x, y, []string{"(Intercept)"}, []MixedGroup{g}, MixedOptions{Family: Binomial, Weights: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fit.Warnings) == 0 || !strings.HasPrefix(fit.Warnings[0], "non-integer #successes") {
+		t.Errorf("warnings %v", fit.Warnings)
+	}
+}
