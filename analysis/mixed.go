@@ -27,6 +27,17 @@ type MixedOptions struct {
 	ML bool
 	// Level is the confidence level of the Wald intervals (default 0.95).
 	Level float64
+	// NAGQ is glmer's nAGQ for Binomial: 0 or 1 is the Laplace
+	// approximation, N > 1 adaptive Gauss–Hermite quadrature with N points
+	// (one grouping factor only, as lme4).
+	NAGQ int
+	// Weights are prior weights (glmer's weights =): for Binomial, the
+	// number of trials behind each proportion y. nil means 1. Not supported
+	// for Gaussian.
+	Weights []float64
+	// Offset is added to the linear predictor (offset = or offset(x) in
+	// the formula); nil means 0.
+	Offset []float64
 }
 
 // MixedCoef is one fixed effect of a mixed model.
@@ -77,6 +88,8 @@ type MixedFit struct {
 	LogLik    float64
 	AIC       float64
 	BIC       float64
+	// NAGQ is the number of quadrature points of a binomial fit (1: Laplace).
+	NAGQ int
 	// StatName is "t" (lmer) or "z" (glmer); P is normal in both cases.
 	StatName string
 	// Cov is vcov(fit) of the fixed effects.
@@ -106,15 +119,23 @@ const mixedSingularTol = 1e-4
 // −d/2, AIC = d + 2(p + #θ + 1), BIC with log n, as lme4 (for REML fits
 // these use the REML criterion, as lme4's logLik/AIC/BIC do).
 //
-// Binomial (lme4::glmer(..., family = binomial, nAGQ = 1); one grouping
-// factor): the Laplace deviance at (θ, β) is Σ devres + ‖u‖² + log|L|²,
-// where u are the conditional modes from penalized IRLS (Newton per group)
-// and L² = 1 + θ²Σ μ(1−μ) per group. It is minimized jointly over (θ, β),
-// as glmer's second stage (Nelder–Mead from the fixed-effects GLM, then
+// Binomial (lme4::glmer(..., family = binomial, nAGQ = N, weights = w,
+// offset = o)): the Laplace objective (N ≤ 1; one or more crossed grouping
+// factors) or the adaptive Gauss–Hermite one (N > 1; one grouping factor,
+// as lme4) at (θ, β), with the conditional modes u from penalized IRLS
+// (see glmmProblem in glmm.go), is minimized jointly over (θ, β), as
+// glmer's second stage (Nelder–Mead from the fixed-effects GLM, then
 // Newton steps on a central finite-difference Hessian). vcov(β̂) is
-// 2·[H⁻¹]_ββ for that Hessian H of the deviance in (θ, β) — what
+// 2·[H⁻¹]_ββ for that Hessian H of the objective in (θ, β) — what
 // vcov.merMod does by default with glmer's finite-difference Hessian; the
-// RX-based value (use.hessian = FALSE) is in MixedCoef.SERX.
+// RX-based value (use.hessian = FALSE) is in MixedCoef.SERX. With weights,
+// y is the proportion of successes out of w trials. The penalized IRLS is
+// run to convergence (relative step 1e-10), so the estimates match
+// glmer(control = glmerControl(tolPwrss = 1e-12)); glmer's default
+// tolPwrss = 1e-7 can leave its optimum 1e-3 away with small groups.
+//
+// Gaussian fits take an Offset (lmer(..., offset = o), the fit of y − o)
+// but no prior weights.
 //
 // A θ under 1e-4 gives lme4's "boundary (singular) fit" warning; P values
 // are normal (lme4 reports none for lmer; they are asymptotic Wald tests).
@@ -151,6 +172,38 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 	}
 	if len(groups) == 0 {
 		return nil, errors.New("mixed: no random-effect term")
+	}
+	if (opt.Weights != nil && len(opt.Weights) != n) || (opt.Offset != nil && len(opt.Offset) != n) {
+		return nil, errors.New("mixed: weights and offset must have one value per row")
+	}
+	if opt.NAGQ < 0 || opt.NAGQ > 100 {
+		return nil, fmt.Errorf("mixed: nAGQ = %d: want 0 to 100 (0 or 1: Laplace)", opt.NAGQ)
+	}
+	if opt.NAGQ > 1 && opt.Family == Gaussian {
+		return nil, errors.New("mixed: nAGQ > 1 applies to binomial models only (a linear mixed model's likelihood is exact)")
+	}
+	if opt.NAGQ > 1 && len(groups) > 1 {
+		return nil, fmt.Errorf("mixed: nAGQ = %d with %d grouping factors: adaptive Gauss–Hermite quadrature needs a single random intercept (lme4: nAGQ > 1 is only available for models with a single, scalar random-effects term); use nAGQ = 1 (Laplace)", opt.NAGQ, len(groups))
+	}
+	if opt.Weights != nil && opt.Family == Gaussian {
+		return nil, errors.New("mixed: prior weights for a linear mixed model are not implemented")
+	}
+	w := make([]float64, n)
+	off := make([]float64, n)
+	for i := range w {
+		w[i] = 1
+		if opt.Weights != nil {
+			w[i] = opt.Weights[i]
+		}
+		if opt.Offset != nil {
+			off[i] = opt.Offset[i]
+		}
+		if !(w[i] > 0) || math.IsInf(w[i], 0) {
+			return nil, fmt.Errorf("mixed: weight %g at row %d: weights must be positive and finite", w[i], i+1)
+		}
+		if math.IsNaN(off[i]) || math.IsInf(off[i], 0) {
+			return nil, fmt.Errorf("mixed: row %d: offset is not a finite number", i+1)
+		}
 	}
 	fit := &MixedFit{Family: opt.Family, N: n, NGroups: map[string]int{}, Sigma: 1, StatName: "z"}
 	// Grouping factors: level indices, sorted as lme4 (decreasing #levels).
@@ -234,18 +287,27 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 	if opt.Family == Gaussian {
 		fit.REML = !opt.ML
 		fit.StatName = "t"
-		beta, cov, err = fitLMM(fit, xa, y, idx, nlev)
-		covRX = cov
-	} else {
-		if len(fs) > 1 {
-			return nil, errors.New("mixed: a binomial GLMM supports one random intercept only (crossed random effects are not implemented for the Laplace fit)")
-		}
-		for i, v := range y {
-			if v != 0 && v != 1 {
-				return nil, fmt.Errorf("mixed: binomial outcome %g at row %d: want 0/1", v, i+1)
+		yo := y
+		if opt.Offset != nil {
+			// lmer(y ~ x + (1|g), offset = o) is the fit of y − o.
+			yo = make([]float64, n)
+			for i := range y {
+				yo[i] = y[i] - off[i]
 			}
 		}
-		beta, cov, covRX, err = fitGLMMLaplace(fit, xa, y, idx[0], nlev[0])
+		beta, cov, err = fitLMM(fit, xa, yo, idx, nlev)
+		covRX = cov
+	} else {
+		for i, v := range y {
+			if opt.Weights == nil && v != 0 && v != 1 {
+				return nil, fmt.Errorf("mixed: binomial outcome %g at row %d: want 0/1 (or a proportion with the trials as weights)", v, i+1)
+			}
+			if v < 0 || v > 1 {
+				return nil, fmt.Errorf("mixed: binomial outcome %g at row %d: want a proportion in [0, 1] with the trials as weights", v, i+1)
+			}
+		}
+		fit.NAGQ = max(opt.NAGQ, 1)
+		beta, cov, covRX, err = fitGLMM(fit, xa, y, w, off, anames, idx, nlev, opt.NAGQ)
 	}
 	if err != nil {
 		return nil, err
@@ -709,7 +771,12 @@ func fitLMM(fit *MixedFit, x [][]float64, y []float64, idx [][]int, nlev []int) 
 		for i := range theta {
 			theta[i] = math.Abs(xm[i])
 		}
+		// Converged when θ stops moving, or when a round of coordinate steps
+		// no longer lowers the criterion beyond rounding (a flat valley where
+		// coordinate steps zig-zag: the likelihood is then at its maximum to
+		// 1e-13 relative).
 		conv := false
+		prev := dev(theta)
 		for round := 0; round < 200; round++ {
 			old := append([]float64(nil), theta...)
 			for f := 0; f < nt; f++ {
@@ -719,10 +786,12 @@ func fitLMM(fit *MixedFit, x [][]float64, y []float64, idx [][]int, nlev []int) 
 			for i := range theta {
 				ch = math.Max(ch, math.Abs(theta[i]-old[i]))
 			}
-			if ch < 1e-9 {
+			cur := dev(theta)
+			if ch < 1e-9 || prev-cur <= 1e-13*(1+math.Abs(cur)) {
 				conv = true
 				break
 			}
+			prev = cur
 		}
 		fit.Converged = conv
 	}
@@ -773,236 +842,4 @@ func fitLMM(fit *MixedFit, x [][]float64, y []float64, idx [][]int, nlev []int) 
 		}
 	}
 	return st.beta, cov, nil
-}
-
-// ---- logistic GLMM, Laplace approximation, one grouping factor ----
-
-type glmmLaplace struct {
-	x     [][]float64
-	y     []float64
-	rows  [][]int // rows of each group
-	u     []float64
-	eta0  []float64
-	mu    []float64
-	evals int
-}
-
-// deviance finds the conditional modes u given (θ, β) by Newton's method
-// per group (penalized IRLS for one random intercept; warm-started from
-// the previous call), leaves μ at the mode in g.mu and returns the Laplace
-// deviance Σ devres + ‖u‖² + log|L|².
-func (g *glmmLaplace) deviance(theta float64, beta []float64) float64 {
-	g.evals++
-	theta = math.Abs(theta)
-	for i, r := range g.x {
-		s := 0.0
-		for j, b := range beta {
-			s += r[j] * b
-		}
-		g.eta0[i] = s
-	}
-	total := 0.0
-	for k, rows := range g.rows {
-		u := g.u[k]
-		// Newton on the strictly convex u² + Σ devres: score and information only
-		// (no logarithms), steps capped at 4, then one pass for the deviance.
-		grh := func(u float64) (grad, hess float64) {
-			sr, sw := 0.0, 0.0
-			for _, i := range rows {
-				m := glmLogitInv(g.eta0[i] + theta*u)
-				sr += g.y[i] - m
-				sw += m * (1 - m)
-			}
-			return theta*sr - u, 1 + theta*theta*sw
-		}
-		for it := 0; it < 200; it++ {
-			gr, h := grh(u)
-			step := gr / h
-			step = math.Max(-4, math.Min(4, step))
-			u += step
-			if math.Abs(step) < 1e-10*(1+math.Abs(u)) {
-				break
-			}
-		}
-		f, sw := u*u, 0.0
-		for _, i := range rows {
-			m := glmLogitInv(g.eta0[i] + theta*u)
-			g.mu[i] = m
-			f += glmBinomDevRes(g.y[i], m, 1)
-			sw += m * (1 - m)
-		}
-		g.u[k] = u
-		total += f + math.Log(1+theta*theta*sw)
-	}
-	if math.IsNaN(total) {
-		return math.Inf(1)
-	}
-	return total
-}
-
-func fitGLMMLaplace(fit *MixedFit, x [][]float64, y []float64, idx []int, nlev int) ([]float64, [][]float64, [][]float64, error) {
-	n, p := len(y), len(x[0])
-	g := &glmmLaplace{x: x, y: y, rows: make([][]int, nlev), u: make([]float64, nlev), eta0: make([]float64, n), mu: make([]float64, n)}
-	for i, k := range idx {
-		g.rows[k] = append(g.rows[k], i)
-	}
-	names := make([]string, p)
-	for j := range names {
-		names[j] = fmt.Sprint(j)
-	}
-	start, err := FitGLM(x, y, names, GLMOptions{Family: Binomial})
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("mixed: starting GLM: %w", err)
-	}
-	d := p + 1
-	v := make([]float64, d)
-	v[0] = 1
-	for j := 0; j < p; j++ {
-		v[1+j] = start.Coefs[j].Estimate
-	}
-	f := func(v []float64) float64 { return g.deviance(v[0], v[1:]) }
-	copy(v, nelderMead(f, v, 0.5, 1e-2, 1000))
-	v[0] = math.Abs(v[0])
-	// Newton polish on a central-difference Hessian (step 1e-4, as lme4's deriv12).
-	const h = 1e-4
-	hessian := func(v []float64) ([]float64, []float64, float64) {
-		f0 := f(v)
-		grad := make([]float64, d)
-		hs := make([]float64, d*d)
-		w := append([]float64(nil), v...)
-		fp := make([]float64, d)
-		fm := make([]float64, d)
-		for j := 0; j < d; j++ {
-			w[j] = v[j] + h
-			fp[j] = f(w)
-			w[j] = v[j] - h
-			fm[j] = f(w)
-			w[j] = v[j]
-			grad[j] = (fp[j] - fm[j]) / (2 * h)
-			hs[j*d+j] = (fp[j] - 2*f0 + fm[j]) / (h * h)
-		}
-		for j := 0; j < d; j++ {
-			for k := j + 1; k < d; k++ {
-				s := 0.0
-				for _, sg := range [][2]float64{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}} {
-					w[j], w[k] = v[j]+sg[0]*h, v[k]+sg[1]*h
-					s += sg[0] * sg[1] * f(w)
-				}
-				w[j], w[k] = v[j], v[k]
-				hs[j*d+k] = s / (4 * h * h)
-				hs[k*d+j] = hs[j*d+k]
-			}
-		}
-		return grad, hs, f0
-	}
-	fit.Converged = false
-	var grad, hs []float64
-	var f0 float64
-	for it := 0; it < 20; it++ {
-		grad, hs, f0 = hessian(v)
-		l := append([]float64(nil), hs...)
-		if !cholLower(l, d) {
-			break
-		}
-		step := make([]float64, d)
-		for j := range step {
-			step[j] = -grad[j]
-		}
-		forwardSolve(l, d, step)
-		backSolve(l, d, step)
-		sz := 0.0
-		for j := range step {
-			sz = math.Max(sz, math.Abs(step[j]))
-		}
-		if sz < 1e-8 {
-			fit.Converged = true
-			break
-		}
-		t := 1.0
-		w := make([]float64, d)
-		moved := false
-		for half := 0; half < 30; half++ {
-			for j := range w {
-				w[j] = v[j] + t*step[j]
-			}
-			if f(w) <= f0 {
-				moved = true
-				break
-			}
-			t /= 2
-		}
-		if !moved {
-			fit.Converged = true // no descent within rounding: at the optimum
-			break
-		}
-		copy(v, w)
-		v[0] = math.Abs(v[0])
-	}
-	if grad == nil {
-		return nil, nil, nil, errors.New("mixed: could not evaluate the Laplace deviance")
-	}
-	// θ at the boundary: compare with θ = 0 (profiled over β by the same Newton steps is
-	// unnecessary: the deviance is even in θ, so the optimum is at 0 when it is near 0).
-	theta := v[0]
-	beta := append([]float64(nil), v[1:]...)
-	if theta < 1e-6 {
-		theta = 0
-	}
-	fit.Criterion = g.deviance(theta, beta)
-	fit.Theta = []float64{theta}
-	fit.Evaluations = g.evals
-
-	// vcov from the Hessian: 2·[H⁻¹]_ββ (lme4 vcov.merMod, use.hessian = TRUE).
-	cov := make([][]float64, p)
-	l := append([]float64(nil), hs...)
-	hessOK := cholLower(l, d)
-	var hinv [][]float64
-	if hessOK {
-		hinv = cholInverse(l, d)
-	}
-	// RX-based covariance at the final PIRLS (use.hessian = FALSE).
-	rxtrx := make([]float64, p*p)
-	for i := 0; i < n; i++ {
-		w := g.mu[i] * (1 - g.mu[i])
-		for j := 0; j < p; j++ {
-			for k := 0; k < p; k++ {
-				rxtrx[j*p+k] += w * x[i][j] * x[i][k]
-			}
-		}
-	}
-	for _, rows := range g.rows {
-		sw := 0.0
-		zx := make([]float64, p)
-		for _, i := range rows {
-			w := g.mu[i] * (1 - g.mu[i])
-			sw += w
-			for j := 0; j < p; j++ {
-				zx[j] += w * x[i][j]
-			}
-		}
-		l2 := 1 + theta*theta*sw
-		for j := 0; j < p; j++ {
-			for k := 0; k < p; k++ {
-				rxtrx[j*p+k] -= theta * theta * zx[j] * zx[k] / l2
-			}
-		}
-	}
-	if !cholLower(rxtrx, p) {
-		return nil, nil, nil, errors.New("mixed: the fixed-effect information is not positive definite (collinear predictors or separation?)")
-	}
-	covRX := cholInverse(rxtrx, p)
-	for j := range cov {
-		cov[j] = make([]float64, p)
-		for k := range cov[j] {
-			if hessOK {
-				cov[j][k] = 2 * hinv[1+j][1+k]
-			} else {
-				cov[j][k] = covRX[j][k]
-			}
-		}
-	}
-	if !hessOK {
-		fit.Warnings = append(fit.Warnings, "the finite-difference Hessian is not positive definite: fixed-effect covariance from RX (as lme4 falls back)")
-	}
-	return beta, cov, covRX, nil
 }

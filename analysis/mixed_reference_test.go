@@ -35,8 +35,9 @@ func mixedDesign(t testing.TB, form string, tab formula.Table) (*formula.Design,
 }
 
 // TestMixedReference fits every model of testdata/reference/mixed.R (R
-// 4.2.2, lme4 lmer REML/ML with one and two crossed random intercepts,
-// glmer binomial nAGQ = 1) on mixed_data.csv and compares: LMM fixed
+// 4.2.2, lme4 lmer REML/ML with one and two crossed random intercepts, with
+// and without an offset, glmer binomial nAGQ = 1) on mixed_data.csv and
+// compares: LMM fixed
 // effects and SEs to 1e-4 relative, variance components to 1e-3, logLik,
 // AIC, BIC to 1e-6; GLMM fixed effects and RX-based SEs (vcov(fit,
 // use.hessian = FALSE)) to 1e-3, the default Hessian-based SEs to 2e-3
@@ -55,7 +56,13 @@ func TestMixedReference(t *testing.T) {
 		id, form, fam, reml := st[0], st[1], st[2], st[3] == "true"
 		t.Run(id, func(t *testing.T) {
 			d, gs := mixedDesign(t, form, tab)
-			fit, err := FitMixed(d.X, d.Y, d.Names, gs, MixedOptions{Family: GLMFamily(fam), ML: !reml})
+			opt := MixedOptions{Family: GLMFamily(fam), ML: !reml}
+			if oc := st[12]; oc != "" {
+				for _, i := range d.Rows {
+					opt.Offset = append(opt.Offset, atof(t, tab.Columns[oc][i]))
+				}
+			}
+			fit, err := FitMixed(d.X, d.Y, d.Names, gs, opt)
 			if err != nil {
 				t.Fatal(err)
 			}

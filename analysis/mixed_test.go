@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -167,6 +168,72 @@ func BenchmarkGLMMLaplace(b *testing.B) {
 	for b.Loop() {
 		if _, err := FitMixed(x, y, mixedNames, gs, MixedOptions{Family: Binomial}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGLMMAGQ: logistic GLMM by adaptive Gauss–Hermite quadrature
+// (glmer nAGQ = 10 and 25), 10,000 rows, 50 groups.
+func BenchmarkGLMMAGQ(b *testing.B) {
+	x, y, gs := simMixed(1, 10000, 50, []float64{-0.3, 0.6, -0.8}, 0.7, true)
+	for _, q := range []int{10, 25} {
+		b.Run(fmt.Sprintf("nAGQ=%d", q), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := FitMixed(x, y, mixedNames, gs, MixedOptions{Family: Binomial, NAGQ: q}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGLMMCrossed: logistic GLMM, Laplace, 10,000 rows, 50 × 10 crossed
+// groups.
+func BenchmarkGLMMCrossed(b *testing.B) {
+	x, y, gs := simMixed(1, 10000, 50, []float64{-0.3, 0.6, -0.8}, 0.7, true)
+	h := MixedGroup{Name: "h", Levels: make([]string, len(y))}
+	for i := range y {
+		h.Levels[i] = fmt.Sprintf("h%d", (i*7/3)%10)
+	}
+	gs = append(gs, h)
+	for b.Loop() {
+		if _, err := FitMixed(x, y, mixedNames, gs, MixedOptions{Family: Binomial}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestGLMMDeterministic: the parallel deviance evaluations (one level or
+// one chunk of rows per unit of work, partial sums added in order) give
+// the same bits on one goroutine as on several, for one and for two
+// grouping factors.
+func TestGLMMDeterministic(t *testing.T) {
+	x, y, gs := simMixed(3, 3000, 40, []float64{-0.3, 0.6, -0.8}, 0.9, true)
+	h := MixedGroup{Name: "h", Levels: make([]string, len(y))}
+	for i := range y {
+		h.Levels[i] = fmt.Sprintf("h%d", (i*7/3)%6)
+	}
+	for _, tc := range []struct {
+		gs   []MixedGroup
+		nagq int
+	}{{gs, 1}, {gs, 7}, {append(gs[:1:1], h), 1}} {
+		fit := func(procs int) *MixedFit {
+			old := runtime.GOMAXPROCS(procs)
+			defer runtime.GOMAXPROCS(old)
+			f, err := FitMixed(x, y, mixedNames, tc.gs, MixedOptions{Family: Binomial, NAGQ: tc.nagq})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		a, b := fit(1), fit(4)
+		if a.Criterion != b.Criterion || a.Theta[0] != b.Theta[0] {
+			t.Errorf("%d factors, nAGQ %d: criterion %v vs %v, θ %v vs %v", len(tc.gs), tc.nagq, a.Criterion, b.Criterion, a.Theta, b.Theta)
+		}
+		for j := range a.Coefficients {
+			if a.Coefficients[j] != b.Coefficients[j] {
+				t.Errorf("%d factors, nAGQ %d: %+v vs %+v", len(tc.gs), tc.nagq, a.Coefficients[j], b.Coefficients[j])
+			}
 		}
 	}
 }

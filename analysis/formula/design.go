@@ -61,6 +61,9 @@ type Design struct {
 	Dropped  int         // table rows left out for a missing value
 	// Intercept reports whether column 0 is "(Intercept)".
 	Intercept bool
+	// Offset is the sum of the formula's offset() terms per row (nil when
+	// there is none), as model.offset(model.frame(fit)).
+	Offset []float64
 	// Factors gives each categorical variable's levels (first = reference).
 	Factors  map[string][]string
 	Warnings []string
@@ -146,9 +149,22 @@ func Build(f *Formula, t Table, opt Options) (*Design, error) {
 			labels = append(labels, l)
 		}
 	}
+	var offs []*variable
+	for _, o := range f.Offsets {
+		v, err := ev.numeric(o, "offset()")
+		if err != nil {
+			return nil, err
+		}
+		offs = append(offs, v)
+	}
 	// Complete cases.
 	for i := 0; i < nrow; i++ {
 		ok := !math.IsNaN(y.num[i])
+		for _, v := range offs {
+			if math.IsNaN(v.num[i]) {
+				ok = false
+			}
+		}
 		for _, l := range labels {
 			if vars[l].missing(i) {
 				ok = false
@@ -167,6 +183,14 @@ func Build(f *Formula, t Table, opt Options) (*Design, error) {
 	}
 	if len(d.Rows) == 0 {
 		return nil, fmt.Errorf("no complete rows: every row has a missing value in a column the model uses")
+	}
+	if len(offs) > 0 {
+		d.Offset = make([]float64, len(d.Rows))
+		for r, i := range d.Rows {
+			for _, v := range offs {
+				d.Offset[r] += v.num[i]
+			}
+		}
 	}
 	// Factor levels: those present in the rows used (R drops unused levels
 	// in model.frame with drop.unused.levels = TRUE for character columns).
@@ -446,6 +470,8 @@ func (ev *evaluator) eval(e Expr, asResponse bool) (*variable, error) {
 			return mapNum(a, math.Sqrt), nil
 		case "exp":
 			return mapNum(a, math.Exp), nil
+		case "offset":
+			return a, nil
 		case "scale":
 			// R: centre by the mean, divide by the sd (n − 1), over the
 			// non-missing values.

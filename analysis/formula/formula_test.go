@@ -117,3 +117,45 @@ func mustParse(t *testing.T, s string) *Formula {
 	}
 	return f
 }
+
+// TestOffset: offset(x) terms leave the fixed terms, are summed per row by
+// Build (log() applied first), and drop rows where they are missing, as
+// model.offset(model.frame(y ~ x + offset(log(e)) + offset(o))) in R.
+func TestOffset(t *testing.T) {
+	f, err := Parse("y ~ x + offset(log(e)) + offset(o)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Terms) != 1 || f.Terms[0].Label() != "x" || len(f.Offsets) != 2 {
+		t.Fatalf("terms %v offsets %v", f.Terms, f.Offsets)
+	}
+	if got := f.Columns(); !reflect.DeepEqual(got, []string{"y", "x", "e", "o"}) {
+		t.Errorf("columns %v", got)
+	}
+	tab := Table{Columns: map[string][]string{
+		"y": {"1", "0", "1", "0"}, "x": {"1", "2", "3", "4"}, "e": {"1", "2.718281828459045", "NA", "1"}, "o": {"0.5", "1", "1", "-1"},
+	}}
+	d, err := Build(f, tab, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.5, 2, -1}
+	if !reflect.DeepEqual(d.Rows, []int{0, 1, 3}) || len(d.Offset) != 3 {
+		t.Fatalf("rows %v offset %v", d.Rows, d.Offset)
+	}
+	for i, w := range want {
+		if d := d.Offset[i] - w; d > 1e-15 || d < -1e-15 {
+			t.Errorf("offset[%d] = %v, want %v", i, w+d, w)
+		}
+	}
+	if !reflect.DeepEqual(d.Names, []string{"(Intercept)", "x"}) {
+		t.Errorf("names %v", d.Names)
+	}
+	if _, err := Parse("y ~ x:offset(o)"); err == nil || !strings.Contains(err.Error(), "offset() inside") {
+		t.Errorf("offset in an interaction: %v", err)
+	}
+	d, err = Build(mustParse(t, "y ~ x"), tab, Options{})
+	if err != nil || d.Offset != nil {
+		t.Errorf("no offset: %v %v", d.Offset, err)
+	}
+}

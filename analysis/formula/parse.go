@@ -12,6 +12,8 @@
 //	I(expr)              arithmetic: + - * / ^, unary minus, numbers, columns
 //	log(x), exp(x), sqrt(x), scale(x)
 //	(1 | g)              random intercept: parsed and returned in Random
+//	offset(x)            a known term of the linear predictor (coefficient 1):
+//	                     returned in Offsets, summed by Build into Design.Offset
 //
 // Terms are ordered as R's terms.formula does (by interaction order, then
 // by appearance), and the variables inside an interaction by their first
@@ -33,6 +35,9 @@ type Formula struct {
 	Terms     []Term // fixed-effect terms, without the intercept, in R's order
 	Intercept bool
 	Random    []RandomTerm
+	// Offsets are the arguments of offset() terms, e.g. log(exposure) for
+	// offset(log(exposure)).
+	Offsets []Expr
 }
 
 // Term is one fixed-effect term: the variables it multiplies (one for a
@@ -125,7 +130,7 @@ func (e *SyntaxError) Error() string {
 }
 
 // Functions allowed on variables.
-var funcs = map[string]bool{"I": true, "log": true, "exp": true, "sqrt": true, "scale": true}
+var funcs = map[string]bool{"I": true, "log": true, "exp": true, "sqrt": true, "scale": true, "offset": true}
 
 type token struct {
 	kind byte // 'i' ident, 'n' number, 'e' end, or the operator character
@@ -284,8 +289,17 @@ func Parse(s string) (*Formula, error) {
 		term := make(Term, len(t))
 		for i, v := range t {
 			term[i] = vars[v]
+			if c, ok := vars[v].(Call); ok && c.Fn == "offset" {
+				if len(t) > 1 {
+					return nil, &SyntaxError{s, 0, fmt.Sprintf("offset() inside the interaction %s: an offset is a term of its own", strings.Join(t, ":"))}
+				}
+				f.Offsets = append(f.Offsets, c.Arg)
+				term = nil
+			}
 		}
-		f.Terms = append(f.Terms, term)
+		if term != nil {
+			f.Terms = append(f.Terms, term)
+		}
 	}
 	f.Random = p.rand
 	return f, nil
@@ -441,7 +455,7 @@ func (p *parser) variable() (Expr, error) {
 		return Col{t.text}, nil
 	}
 	if !funcs[t.text] {
-		return nil, p.errf(t.pos, "unknown function %s (want I, log, exp, sqrt or scale)", t.text)
+		return nil, p.errf(t.pos, "unknown function %s (want I, log, exp, sqrt, scale or offset)", t.text)
 	}
 	p.next()
 	arg, err := p.arith()
@@ -552,6 +566,9 @@ func (f *Formula) Columns() []string {
 		for _, e := range t {
 			all = e.Columns(all)
 		}
+	}
+	for _, o := range f.Offsets {
+		all = o.Columns(all)
 	}
 	for _, r := range f.Random {
 		all = append(all, r.Group)

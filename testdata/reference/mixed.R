@@ -9,7 +9,7 @@
 # PIRLS's RX), mixed_varcomp.csv (variance components, as.data.frame(VarCorr))
 # and mixed_stats.csv (logLik, AIC, BIC, the criterion minimized: REMLcrit
 # for REML, deviance for ML lmer, −2·logLik (Laplace) for glmer; sigma,
-# theta, isSingular). Each output's first line records the R and lme4 versions and this
+# theta, isSingular, the offset column or ""). Each output's first line records the R and lme4 versions and this
 # command.
 #
 # Data generator (set.seed(20261202), 2000 rows):
@@ -46,13 +46,17 @@ models <- list(
   list(id = "lmm_ml", formula = "y ~ x1 + x2 + (1|g)", family = "gaussian", reml = FALSE),
   list(id = "lmm_crossed_reml", formula = "y2 ~ x1 + x2 + (1|g) + (1|h)", family = "gaussian", reml = TRUE),
   list(id = "lmm_crossed_ml", formula = "y2 ~ x1 + x2 + (1|g) + (1|h)", family = "gaussian", reml = FALSE),
-  list(id = "glmm_laplace", formula = "yb ~ x1 + x2 + (1|g)", family = "binomial", reml = FALSE)
+  list(id = "glmm_laplace", formula = "yb ~ x1 + x2 + (1|g)", family = "binomial", reml = FALSE),
+  list(id = "lmm_offset_reml", formula = "y ~ x1 + (1|g)", family = "gaussian", reml = TRUE, offset = "x2"),
+  list(id = "lmm_offset_ml", formula = "y2 ~ x1 + (1|g) + (1|h)", family = "gaussian", reml = FALSE, offset = "x2")
 )
 
 coef_rows <- list(); vc_rows <- list(); stat_rows <- list()
 for (m in models) {
+  if (is.null(m$offset)) m$offset <- ""
+  d$.o <- if (m$offset == "") rep(0, nrow(d)) else d[[m$offset]]
   if (m$family == "gaussian") {
-    fit <- lmer(as.formula(m$formula), data = d, REML = m$reml)
+    fit <- lmer(as.formula(m$formula), data = d, REML = m$reml, offset = .o)
     se_rx <- sqrt(diag(as.matrix(vcov(fit))))
     crit <- if (m$reml) REMLcrit(fit) else deviance(fit)
   } else {
@@ -71,7 +75,8 @@ for (m in models) {
                                   loglik = as.numeric(logLik(fit)), aic = AIC(fit), bic = BIC(fit),
                                   criterion = crit, sigma = sigma(fit),
                                   theta = paste(sprintf("%.17g", getME(fit, "theta")), collapse = " "),
-                                  singular = if (isSingular(fit)) "true" else "false")
+                                  singular = if (isSingular(fit)) "true" else "false",
+                                  offset = m$offset)
 }
 
 fmt <- function(df) { for (j in seq_along(df)) if (is.numeric(df[[j]])) df[[j]] <- sprintf("%.17g", df[[j]]); df }

@@ -79,9 +79,11 @@ Stat kinds:
   rates     agent (and/or where), human_run_length: scoring calls per hour,
             from score logs (as rdeval curves --rates); no CI
   regress   formula, term, family (binomial | gaussian), cluster, measure
-            (estimate | p): one coefficient of a fixed-effect GLM on the runs
-            columns (as rdeval regress --data), the estimate with its Wald
-            (cluster: CR1) 95 % CI, or its p-value
+            (estimate | p), nagq: one coefficient of a GLM, or with
+            (1 | group) terms of a mixed model (lmer REML; glmer Laplace, or
+            nAGQ = nagq with one group), on the runs columns (as rdeval
+            regress --data), the estimate with its Wald (cluster: CR1) 95 %
+            CI, or its p-value
 Every kind takes where: {COLUMN: VALUE[,VALUE…]}.
 
 Expect (every condition given must hold): value with rel_tol (|x−v| ≤ tol·|v|),
@@ -342,12 +344,14 @@ func compare(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) 
 	return result{value: c.Ratio, lo: c.RatioLow, hi: c.RatioHigh, note: note}, nil
 }
 
-// regress fits the claim's GLM with rdeval regress on the matching runs
-// and reads one coefficient: its estimate with the Wald (or, with cluster,
-// CR1) 95% interval, or its p-value.
+// regress fits the claim's GLM (or, with (1 | group) terms, mixed model:
+// lmer REML for gaussian, glmer Laplace or nAGQ = nagq for binomial) with
+// rdeval regress on the matching runs and reads one coefficient: its
+// estimate with the Wald (or, with cluster, CR1) 95% interval, or its
+// p-value.
 func regress(s Stat, ds *ingest.Dataset) (result, error) {
 	var res *regresscmd.Result
-	o := &regresscmd.Options{IO: quiet(), Formula: s.Formula, Family: s.Family, Cluster: s.Cluster, MaxIter: 25,
+	o := &regresscmd.Options{IO: quiet(), Formula: s.Formula, Family: s.Family, Cluster: s.Cluster, MaxIter: 25, NAGQ: s.NAGQ, CI: regresscmd.CIWald,
 		Format: cmdutil.FormatJSON, OnResult: func(r regresscmd.Result) { res = &r }}
 	if err := o.ParseFormula(); err != nil {
 		return result{}, err
@@ -369,6 +373,22 @@ func regress(s Stat, ds *ingest.Dataset) (result, error) {
 			return math.NaN()
 		}
 		note := fmt.Sprintf("%s GLM on %d runs", s.Family, res.N)
+		if len(res.NGroups) > 0 && len(res.RandomEffects) > 0 {
+			var gs []string
+			for _, r := range res.RandomEffects {
+				if re, ok := r.(regresscmd.RandomEffect); ok && re.Group != "Residual" {
+					gs = append(gs, fmt.Sprintf("%s (%d levels, sd %s)", re.Group, res.NGroups[re.Group], fmtNum(re.SD)))
+				}
+			}
+			kind := "LMM (REML)"
+			if s.Family == "binomial" {
+				kind = "GLMM (Laplace)"
+				if res.NAGQ > 1 {
+					kind = fmt.Sprintf("GLMM (nAGQ = %d)", res.NAGQ)
+				}
+			}
+			note = fmt.Sprintf("%s %s on %d runs, random intercepts of %s", s.Family, kind, res.N, strings.Join(gs, ", "))
+		}
 		if len(res.Warnings) > 0 {
 			note += "; " + strings.Join(res.Warnings, "; ")
 		}

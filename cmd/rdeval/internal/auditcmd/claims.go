@@ -51,6 +51,7 @@ type Stat struct {
 	Family         string            `yaml:"family"`
 	Cluster        string            `yaml:"cluster"`
 	Term           string            `yaml:"term"`
+	NAGQ           int               `yaml:"nagq"`
 
 	budget, humanLen time.Duration
 }
@@ -71,7 +72,7 @@ var allowed = map[string][]string{
 	"compare":  {"kind", "where", "a", "b", "budget", "measure", "human_run_length"},
 	"success":  {"kind", "where", "framework", "model", "hint_level", "measure"},
 	"rates":    {"kind", "where", "agent", "human_run_length"},
-	"regress":  {"kind", "where", "formula", "family", "cluster", "term", "measure"},
+	"regress":  {"kind", "where", "formula", "family", "cluster", "term", "measure", "nagq"},
 }
 
 func kinds() string {
@@ -243,8 +244,19 @@ func validate(c *Claim) error {
 		if err != nil {
 			return fmt.Errorf("regress formula: %v", err)
 		}
-		if len(f.Random) > 0 {
-			return fmt.Errorf("regress claims take fixed-effect GLMs only for now (no (1 | group) terms)")
+		for _, r := range f.Random {
+			if r.Expr != "1" {
+				return fmt.Errorf("regress formula: random term (%s): only random intercepts (1 | group) are supported", r.Label())
+			}
+		}
+		if len(f.Random) > 0 && s.Cluster != "" {
+			return fmt.Errorf("regress: cluster with random intercepts: the random intercept already models the grouping; drop cluster")
+		}
+		if s.NAGQ < 0 || s.NAGQ > 100 || (s.NAGQ > 1 && len(f.Random) != 1) {
+			return fmt.Errorf("regress nagq %d: want 1 (Laplace) to 100 quadrature points, and more than 1 only with a single (1 | group) term (as lme4)", s.NAGQ)
+		}
+		if s.NAGQ == 0 {
+			s.NAGQ = 1
 		}
 		if s.Family == "" {
 			s.Family = "binomial"

@@ -36,6 +36,9 @@ type Options struct {
 	Cluster     string
 	L2          float64
 	ML          bool // linear mixed models: ML instead of REML
+	NAGQ        int  // binomial mixed models: quadrature points (1: Laplace)
+	Offset      string
+	CI          string // wald or profile
 	MaxIter     int
 	Format      string
 	OnResult    func(Result) // if set, called with the fit before it is written (rdeval audit reads it)
@@ -61,7 +64,7 @@ func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "regress --data PATH --formula \"y ~ x1 + x2\" [--family binomial|gaussian]",
-		Short: "fixed-effects logistic or linear regression (GLM) with R formulas",
+		Short: "logistic or linear regression (GLM, mixed models) with R formulas",
 		Long: `Fit a generalized linear model by iteratively reweighted least squares, as R's
 
   glm(y ~ x1 + x2, family = binomial, weights = w)      # --family binomial (logit link)
@@ -69,12 +72,14 @@ func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 
 and print its coefficients with Wald standard errors, z (binomial) or t
 (gaussian, estimated dispersion) statistics and p-values as summary.glm,
-95 % Wald intervals β ± 1.96·SE as confint.default, and logLik, AIC, BIC,
-deviance and null deviance. The numbers match R 4.2 to 1e-6 or better
-(testdata/reference/glm.R).
+95 % Wald intervals β ± 1.96·SE as confint.default (or, with --ci profile,
+profile-likelihood intervals as R 4.2's confint(fit), i.e. MASS's
+profile.glm), and logLik, AIC, BIC, deviance and null deviance. The numbers
+match R 4.2 to 1e-6 or better (testdata/reference/glm.R, glm_profile.R).
 
 Formulas are R's: y ~ x1 + x2, x1:x2, x1*x2, -1 or +0 (no intercept),
-I(x^2) and other arithmetic inside I(), log(x), exp(x), sqrt(x), scale(x).
+I(x^2) and other arithmetic inside I(), log(x), exp(x), sqrt(x), scale(x),
+offset(x) (a term with coefficient 1; --offset COL adds a column the same way).
 Text columns are factors coded by treatment contrasts against their first
 level in sorted order (columns named factor+level, e.g. modelB). A true/false
 response counts true as 1. Rows with a missing value in any column the model
@@ -82,9 +87,14 @@ uses are left out and counted. Columns collinear with earlier ones (e.g. a
 constant predictor) get no coefficient (NA in R, null in JSON) and a warning.
 Random intercepts such as (1 | model) fit a mixed model as lme4 does: a linear
 mixed model by REML (--ml for maximum likelihood) like lmer, with one or more
-crossed intercepts; a logistic mixed model by the Laplace approximation like
-glmer(nAGQ = 1), with one grouping factor. Their standard errors follow
-vcov(); p-values are normal (Wald) for both (lme4 gives none for lmer).
+crossed intercepts; a logistic mixed model like glmer, by the Laplace
+approximation (nAGQ = 1) with one or more crossed intercepts, or by adaptive
+Gauss–Hermite quadrature with --nagq N points (nAGQ = N; one grouping factor,
+as lme4), with --weights (trials behind a proportion) and offsets. Their
+standard errors follow vcov(); p-values are normal (Wald) for both (lme4 gives
+none for lmer). The logistic fits solve each penalized IRLS to convergence, as
+glmer(control = glmerControl(tolPwrss = 1e-12)) does; glmer's default
+tolerance can leave its estimates about 1e-3 away with small groups.
 
 --data reads what rdeval ingest reads (the runs table's columns: agent, model,
 hint_level, final_success, score, …) or a plain CSV table with any columns. A
@@ -109,7 +119,9 @@ non-convergence are reported as warnings and in the JSON.`,
     --standardize gold_lines_changed
   rdeval regress --data runs.csv --formula "y ~ scale(x1) * f" --family binomial --cluster task_id --format json
   rdeval regress --data table.csv --table --formula "y2 ~ x1 + log(x3) - 1" --family gaussian --weights w
-  rdeval regress --data runs.csv --formula "final_success ~ model + hint_level" --figure coefficients.svg`,
+  rdeval regress --data runs.csv --formula "final_success ~ model + hint_level" --figure coefficients.svg
+  rdeval regress --data runs.csv --formula "final_success ~ scale(gold_lines) + (1 | model)" --nagq 10
+  rdeval regress --data table.csv --table --formula "y ~ x1 + offset(log(exposure))" --ci profile`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON); err != nil {
@@ -133,6 +145,15 @@ non-convergence are reported as warnings and in the JSON.`,
 			if opts.L2 < 0 {
 				return cmdutil.Usagef("--l2 %v: want 0 or a positive penalty", opts.L2)
 			}
+			if opts.CI != CIWald && opts.CI != CIProfile {
+				return cmdutil.Usagef("--ci %q: want wald or profile", opts.CI)
+			}
+			if opts.CI == CIProfile && (opts.Cluster != "" || opts.L2 != 0) {
+				return cmdutil.Usagef("--ci profile with --cluster or --l2: profile intervals need the model's likelihood; use --ci wald")
+			}
+			if opts.NAGQ < 1 || opts.NAGQ > 100 {
+				return cmdutil.Usagef("--nagq %d: want 1 (Laplace) to 100 quadrature points (lme4's nAGQ = 0, which profiles the fixed effects out of the PIRLS, is not implemented)", opts.NAGQ)
+			}
 			f, err := formula.Parse(opts.Formula)
 			if err != nil {
 				return &cmdutil.UsageError{Err: err}
@@ -144,15 +165,21 @@ non-convergence are reported as warnings and in the JSON.`,
 					}
 				}
 				switch {
-				case opts.Weights != "":
-					return cmdutil.Usagef("--weights with random effects: mixed models take no prior weights yet")
+				case opts.Weights != "" && opts.Family == string(analysis.Gaussian):
+					return cmdutil.Usagef("--weights with random effects and --family gaussian: linear mixed models take no prior weights yet")
 				case opts.Cluster != "":
 					return cmdutil.Usagef("--cluster with random effects: the random intercept already models the grouping; drop --cluster")
 				case opts.L2 != 0:
 					return cmdutil.Usagef("--l2 with random effects is not supported")
-				case opts.Family == string(analysis.Binomial) && len(f.Random) > 1:
-					return cmdutil.Usagef("--family binomial with %d random intercepts: logistic mixed models take one grouping factor for now", len(f.Random))
+				case opts.CI == CIProfile:
+					return cmdutil.Usagef("--ci profile with random effects: profile intervals are implemented for GLMs only; mixed models get Wald intervals")
+				case opts.NAGQ > 1 && opts.Family == string(analysis.Gaussian):
+					return cmdutil.Usagef("--nagq %d with --family gaussian: quadrature applies to logistic mixed models (a linear mixed model's likelihood is exact)", opts.NAGQ)
+				case opts.NAGQ > 1 && len(f.Random) > 1:
+					return cmdutil.Usagef("--nagq %d with %d random intercepts: adaptive Gauss–Hermite quadrature needs a single grouping factor (lme4: nAGQ > 1 is only available for models with a single, scalar random-effects term); use --nagq 1 (Laplace)", opts.NAGQ, len(f.Random))
 				}
+			} else if opts.NAGQ > 1 {
+				return cmdutil.Usagef("--nagq %d: quadrature applies to logistic mixed models, and the formula has no random intercept (1 | group)", opts.NAGQ)
 			}
 			opts.parsed = f
 			if opts.Figure != "" {
@@ -178,6 +205,9 @@ non-convergence are reported as warnings and in the JSON.`,
 	fl.StringVar(&opts.Cluster, "cluster", "", "cluster column: cluster-robust CR1 standard errors")
 	fl.Float64Var(&opts.L2, "l2", 0, "ridge penalty λ on non-intercept coefficients (0: none)")
 	fl.BoolVar(&opts.ML, "ml", false, "linear mixed models: maximum likelihood instead of REML")
+	fl.IntVar(&opts.NAGQ, "nagq", 1, "logistic mixed models: adaptive Gauss–Hermite points (glmer nAGQ; 1 = Laplace; >1 needs one grouping factor)")
+	fl.StringVar(&opts.Offset, "offset", "", "offset column added to the linear predictor (R's offset =; adds to offset() terms)")
+	fl.StringVar(&opts.CI, "ci", CIWald, "GLM confidence intervals: wald (confint.default) or profile (profile likelihood, R 4.2's confint = MASS)")
 	fl.IntVar(&opts.MaxIter, "maxit", 25, "maximum IRLS iterations (R's glm.control maxit)")
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table or json")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw a forest plot of the coefficients (without the intercept) with their 95% intervals to this .svg, .png or .pdf file")
@@ -311,7 +341,7 @@ func loadJoin(opts *Options) (formula.Table, error) {
 
 // loadData reads --data as runs or as a plain table (see the help).
 func loadData(opts *Options, join formula.Table) (formula.Table, error) {
-	needed := append(opts.parsed.Columns(), opts.Weights, opts.Cluster, opts.On)
+	needed := append(opts.parsed.Columns(), opts.Weights, opts.Cluster, opts.On, opts.Offset)
 	plain := opts.Table
 	if !plain && isCSV(opts.Data) {
 		for _, c := range needed {
@@ -444,6 +474,25 @@ func joinTables(data *formula.Table, join formula.Table, key string) (int, error
 	return unmatched, nil
 }
 
+// The --ci methods.
+const (
+	CIWald    = "wald"
+	CIProfile = "profile"
+)
+
+// offsetLabel names the model's offsets for the output: the --offset column
+// and the formula's offset() terms, joined by " + ".
+func offsetLabel(opts *Options, f *formula.Formula) string {
+	var parts []string
+	for _, o := range f.Offsets {
+		parts = append(parts, "offset("+o.Label()+")")
+	}
+	if opts.Offset != "" {
+		parts = append(parts, opts.Offset)
+	}
+	return strings.Join(parts, " + ")
+}
+
 // Result is the JSON output.
 type Result struct {
 	Family        string           `json:"family"`
@@ -463,13 +512,16 @@ type Result struct {
 	Coefficients  []map[string]any `json:"coefficients"`
 	RandomEffects []any            `json:"random_effects"`
 	Factors       map[string]any   `json:"factor_levels"`
+	NAGQ          int              `json:"nagq,omitempty"`
+	Offset        string           `json:"offset,omitempty"`
+	CIMethod      string           `json:"ci_method"`
 	Iterations    int              `json:"iterations"`
 	Converged     bool             `json:"converged"`
 	Warnings      []string         `json:"warnings"`
 }
 
-// randomEffect is one row of random_effects in the JSON output.
-type randomEffect struct {
+// RandomEffect is one row of random_effects in the JSON output.
+type RandomEffect struct {
 	Group    string  `json:"group"`
 	Term     string  `json:"term"`
 	Variance float64 `json:"variance"`
@@ -589,7 +641,7 @@ func Fit(opts *Options, tab formula.Table, warnings []string) error {
 		f.Standardize(set)
 	}
 	var req []string
-	for _, c := range []string{opts.Weights, opts.Cluster} {
+	for _, c := range []string{opts.Weights, opts.Cluster, opts.Offset} {
 		if c != "" {
 			req = append(req, c)
 		}
@@ -624,6 +676,19 @@ func Fit(opts *Options, tab formula.Table, warnings []string) error {
 			gopt.Cluster = append(gopt.Cluster, tab.Columns[opts.Cluster][i])
 		}
 	}
+	gopt.Offset = d.Offset
+	if opts.Offset != "" {
+		if gopt.Offset == nil {
+			gopt.Offset = make([]float64, len(d.Rows))
+		}
+		for r, i := range d.Rows {
+			v, err := strconv.ParseFloat(strings.TrimSpace(tab.Columns[opts.Offset][i]), 64)
+			if err != nil || math.IsInf(v, 0) {
+				return &cmdutil.BadInputError{Err: fmt.Errorf("--offset %s: row %d: %q is not a finite number", opts.Offset, i+1, tab.Columns[opts.Offset][i])}
+			}
+			gopt.Offset[r] += v
+		}
+	}
 	if opts.Family == string(analysis.Binomial) {
 		for r, y := range d.Y {
 			if y < 0 || y > 1 {
@@ -632,20 +697,30 @@ func Fit(opts *Options, tab formula.Table, warnings []string) error {
 		}
 	}
 	if len(f.Random) > 0 {
-		return runMixed(opts, f, tab, d, warnings)
+		return runMixed(opts, f, tab, d, gopt, warnings)
 	}
 	fit, err := analysis.FitGLM(d.X, d.Y, d.Names, gopt)
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
 	}
 	warnings = append(warnings, fit.Warnings...)
+	if opts.CI == CIProfile {
+		ci, pw, err := analysis.GLMProfileCI(d.X, d.Y, d.Names, gopt, fit, 0.95)
+		if err != nil {
+			return &cmdutil.BadInputError{Err: err}
+		}
+		for j := range fit.Coefs {
+			fit.Coefs[j].CILow, fit.Coefs[j].CIHigh = ci[j][0], ci[j][1]
+		}
+		warnings = append(warnings, pw...)
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
 	}
 	res := Result{Family: opts.Family, Formula: opts.Formula, N: fit.N, NDropped: d.Dropped, NGroups: map[string]int{},
 		LogLik: cmdutil.JSONNum(fit.LogLik), AIC: cmdutil.JSONNum(fit.AIC), BIC: cmdutil.JSONNum(fit.BIC), Deviance: cmdutil.JSONNum(fit.Deviance), NullDeviance: cmdutil.JSONNum(fit.NullDeviance),
 		Dispersion: cmdutil.JSONNum(fit.Dispersion), DFResidual: fit.DFResidual, SEType: fit.SEType, Statistic: fit.StatName,
-		RandomEffects: []any{}, Factors: map[string]any{}, Iterations: fit.Iterations, Converged: fit.Converged, Warnings: warnings}
+		RandomEffects: []any{}, Factors: map[string]any{}, Offset: offsetLabel(opts, f), CIMethod: opts.CI, Iterations: fit.Iterations, Converged: fit.Converged, Warnings: warnings}
 	if res.Warnings == nil {
 		res.Warnings = []string{}
 	}
@@ -675,6 +750,9 @@ func writeTable(opts *Options, res Result, fit *analysis.GLMFit) error {
 		link = "identity"
 	}
 	fmt.Fprintf(w, "GLM %s (%s link): %s\n", fit.Family, link, res.Formula)
+	if res.Offset != "" {
+		fmt.Fprintf(w, "offset: %s\n", res.Offset)
+	}
 	fmt.Fprintf(w, "n = %d", fit.N)
 	if res.NDropped > 0 {
 		fmt.Fprintf(w, " (%d rows with missing values left out)", res.NDropped)
@@ -710,7 +788,11 @@ func writeTable(opts *Options, res Result, fit *analysis.GLMFit) error {
 	if !fit.Converged {
 		conv = "NOT converged"
 	}
-	fmt.Fprintf(w, "\n%s in %d IRLS iterations; 95%% Wald intervals (confint.default)\n", conv, fit.Iterations)
+	ciText := "95% Wald intervals (confint.default)"
+	if res.CIMethod == CIProfile {
+		ciText = "95% profile-likelihood intervals (confint, as MASS::profile.glm)"
+	}
+	fmt.Fprintf(w, "\n%s in %d IRLS iterations; %s\n", conv, fit.Iterations, ciText)
 	if len(res.Warnings) > 0 {
 		fmt.Fprintf(w, "%d warning(s): see above\n", len(res.Warnings))
 	}
@@ -719,7 +801,7 @@ func writeTable(opts *Options, res Result, fit *analysis.GLMFit) error {
 
 // runMixed fits a model with random intercepts (analysis.FitMixed: lmer
 // REML/ML, or glmer Laplace) and prints it.
-func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.Design, warnings []string) error {
+func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.Design, gopt analysis.GLMOptions, warnings []string) error {
 	var groups []analysis.MixedGroup
 	for _, r := range f.Random {
 		g := analysis.MixedGroup{Name: r.Group}
@@ -728,14 +810,15 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 		}
 		groups = append(groups, g)
 	}
-	if opts.Family == string(analysis.Binomial) {
+	if opts.Family == string(analysis.Binomial) && gopt.Weights == nil {
 		for r, y := range d.Y {
 			if y != 0 && y != 1 {
-				return &cmdutil.BadInputError{Err: fmt.Errorf("binomial mixed model: outcome %s = %g at row %d: want 0/1 or true/false", d.Response, y, d.Rows[r]+1)}
+				return &cmdutil.BadInputError{Err: fmt.Errorf("binomial mixed model: outcome %s = %g at row %d: want 0/1 or true/false (or a proportion with the trials as --weights)", d.Response, y, d.Rows[r]+1)}
 			}
 		}
 	}
-	fit, err := analysis.FitMixed(d.X, d.Y, d.Names, groups, analysis.MixedOptions{Family: analysis.GLMFamily(opts.Family), ML: opts.ML, Level: 0.95})
+	fit, err := analysis.FitMixed(d.X, d.Y, d.Names, groups, analysis.MixedOptions{Family: analysis.GLMFamily(opts.Family), ML: opts.ML, Level: 0.95,
+		NAGQ: opts.NAGQ, Weights: gopt.Weights, Offset: gopt.Offset})
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
 	}
@@ -745,7 +828,7 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 	}
 	res := Result{Family: opts.Family, Formula: opts.Formula, N: fit.N, NDropped: d.Dropped, NGroups: fit.NGroups,
 		LogLik: cmdutil.JSONNum(fit.LogLik), AIC: cmdutil.JSONNum(fit.AIC), BIC: cmdutil.JSONNum(fit.BIC), Deviance: nil, NullDeviance: nil, Dispersion: nil,
-		SEType: "model", Statistic: fit.StatName, RandomEffects: []any{}, Factors: map[string]any{},
+		SEType: "model", Statistic: fit.StatName, RandomEffects: []any{}, Factors: map[string]any{}, NAGQ: fit.NAGQ, Offset: offsetLabel(opts, f), CIMethod: CIWald,
 		Iterations: fit.Evaluations, Converged: fit.Converged, Warnings: warnings}
 	if res.Warnings == nil {
 		res.Warnings = []string{}
@@ -758,7 +841,7 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 			fit.StatName: cmdutil.JSONNum(c.Z), "p": cmdutil.JSONNum(c.P), "ci_low": cmdutil.JSONNum(c.CILow), "ci_high": cmdutil.JSONNum(c.CIHigh), "aliased": false})
 	}
 	for _, r := range fit.RandomEffects {
-		res.RandomEffects = append(res.RandomEffects, randomEffect{Group: r.Group, Term: r.Term, Variance: r.Variance, SD: r.SD})
+		res.RandomEffects = append(res.RandomEffects, RandomEffect{Group: r.Group, Term: r.Term, Variance: r.Variance, SD: r.SD})
 	}
 	if opts.OnResult != nil {
 		opts.OnResult(res)
@@ -768,13 +851,20 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 	}
 	w := opts.IO.Out
 	kind := "GLMM binomial (logit link, Laplace approximation, as glmer nAGQ = 1)"
+	if fit.NAGQ > 1 {
+		kind = fmt.Sprintf("GLMM binomial (logit link, adaptive Gauss–Hermite quadrature with %d points, as glmer nAGQ = %d)", fit.NAGQ, fit.NAGQ)
+	}
 	if fit.Family == analysis.Gaussian {
 		kind = "LMM (REML, as lmer)"
 		if !fit.REML {
 			kind = "LMM (maximum likelihood, as lmer REML = FALSE)"
 		}
 	}
-	fmt.Fprintf(w, "%s: %s\nn = %d", kind, res.Formula, fit.N)
+	fmt.Fprintf(w, "%s: %s\n", kind, res.Formula)
+	if res.Offset != "" {
+		fmt.Fprintf(w, "offset: %s\n", res.Offset)
+	}
+	fmt.Fprintf(w, "n = %d", fit.N)
 	for _, g := range f.Random {
 		fmt.Fprintf(w, ", %d groups of %s", fit.NGroups[g.Group], g.Group)
 	}
