@@ -33,8 +33,19 @@ type Result struct {
 	CPUS          float64 `json:"cpu_s"`
 	MaxRSSKB      int64   `json:"max_rss_kb"`
 	LogsTruncated bool    `json:"logs_truncated,omitempty"`
-	StartedAt     string  `json:"started_at"`
-	FinishedAt    string  `json:"finished_at"`
+	// PeakTasks and PeakRSSKB are the largest process+thread count and
+	// summed resident set the watchdog sampled (every 50 ms).
+	PeakTasks int   `json:"peak_tasks"`
+	PeakRSSKB int64 `json:"peak_rss_kb"`
+	// LimitPIDs and LimitMemoryBytes are the limits the run had (0: none).
+	LimitPIDs        int   `json:"limit_pids"`
+	LimitMemoryBytes int64 `json:"limit_memory_bytes"`
+	// GPUs are the GPUs assigned to the run (CUDA_VISIBLE_DEVICES holds
+	// their UUIDs); CPUs the CPUs it was pinned to.
+	GPUs       []GPU  `json:"gpus,omitempty"`
+	CPUs       []int  `json:"cpus,omitempty"`
+	StartedAt  string `json:"started_at"`
+	FinishedAt string `json:"finished_at"`
 	// FilesEdited are the paths the patch touches (both sides of renames).
 	FilesEdited  []string `json:"files_edited"`
 	LinesAdded   int      `json:"lines_added"`

@@ -38,6 +38,14 @@ type Options struct {
 	// KeepWork leaves each run's work tree in place; by default it is
 	// removed once result.json is written (keep globs copy files out).
 	KeepWork bool
+	// GPUs are the GPUs runs may use (see DiscoverGPUs, SelectGPUs); each
+	// run gets Spec.GPUs of them for itself, waiting while they are taken.
+	GPUs []GPU
+	// GPUHost says where the GPUs' device nodes are (default /dev).
+	GPUHost GPUHost
+	// CPUSet are the CPUs runs may be pinned to when Spec.CPUs > 0 (nil:
+	// the CPUs this process may use).
+	CPUSet []int
 	// OnResult, if set, is called after each run finishes or is skipped
 	// (from the worker goroutines, one call at a time).
 	OnResult func(r *Result, skipped bool)
@@ -113,8 +121,26 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if s == nil {
 		return nil, errors.New("execute: no task spec")
 	}
-	if s.GPUs > 0 {
-		return nil, fmt.Errorf("execute: task %s needs %d GPUs per run; GPU scheduling is not implemented yet (only gpus: 0 tasks run)", s.ID, s.GPUs)
+	if s.GPUs > len(opts.GPUs) {
+		if len(opts.GPUs) == 0 {
+			return nil, fmt.Errorf("execute: task %s needs %d GPUs per run and none are available (--gpus none, or no GPU found)", s.ID, s.GPUs)
+		}
+		return nil, fmt.Errorf("execute: task %s needs %d GPUs per run but only %d are available (--gpus)", s.ID, s.GPUs, len(opts.GPUs))
+	}
+	if s.CPUs > 0 && opts.CPUSet == nil {
+		set, err := allowedCPUs("/proc/self/status")
+		if err != nil {
+			return nil, err
+		}
+		opts.CPUSet = set
+	}
+	if s.CPUs > len(opts.CPUSet) && s.CPUs > 0 {
+		return nil, fmt.Errorf("execute: task %s needs %d CPUs per run but only %d are available to this process", s.ID, s.CPUs, len(opts.CPUSet))
+	}
+	if s.GPUs > 0 && opts.Sandbox == SandboxBwrap {
+		if len(gpuDeviceBinds(opts.GPUHost, opts.GPUs[:1])) == 0 {
+			return nil, fmt.Errorf("execute: task %s needs GPUs but no /dev/nvidia* device nodes exist under %s", s.ID, opts.GPUHost.devDir())
+		}
 	}
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
@@ -169,6 +195,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 
+	b := &batch{opts: &opts, out: out, commit: commit, gpus: newPool(len(opts.GPUs)), cpus: newPool(len(opts.CPUSet))}
 	sum := &Summary{Results: make([]*Result, len(plan))}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -181,7 +208,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, skipped, err := runOne(ctx, &opts, out, commit, &plan[i])
+				r, skipped, err := b.runOne(ctx, &plan[i])
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -255,8 +282,16 @@ func updateManifest(out string, s *Spec, commit, sandbox string, plan []plannedR
 	return writeJSONAtomic(path, &m)
 }
 
+// batch is what the runs of one invocation share.
+type batch struct {
+	opts        *Options
+	out, commit string
+	gpus, cpus  *pool // slots index opts.GPUs and opts.CPUSet
+}
+
 // runOne does one run, or returns its earlier result.
-func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRun) (*Result, bool, error) {
+func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error) {
+	opts, out, commit := b.opts, b.out, b.commit
 	s := opts.Spec
 	dir := filepath.Join(out, "runs", p.RunID)
 	resPath := filepath.Join(dir, "result.json")
@@ -336,12 +371,39 @@ func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRu
 	}
 	r.ApplyMethod = method
 
+	// GPUs and CPUs of its own for the time the commands run.
+	gslots, err := b.gpus.acquire(ctx, s.GPUs)
+	if err != nil {
+		return nil, false, fmt.Errorf("waiting for %d GPUs: %w", s.GPUs, err)
+	}
+	defer b.gpus.release(gslots)
+	cslots, err := b.cpus.acquire(ctx, s.CPUs)
+	if err != nil {
+		return nil, false, fmt.Errorf("waiting for %d CPUs: %w", s.CPUs, err)
+	}
+	defer b.cpus.release(cslots)
+	var gpus []GPU
+	for _, i := range gslots {
+		gpus = append(gpus, opts.GPUs[i])
+	}
+	var cpus []int
+	for _, i := range cslots {
+		cpus = append(cpus, opts.CPUSet[i])
+	}
+	r.GPUs, r.CPUs = gpus, cpus
+	limits := Limits{PIDs: s.PIDs, MemoryBytes: s.MemoryBytes, AddressSpace: s.GPUs == 0}
+	r.LimitPIDs, r.LimitMemoryBytes = limits.PIDs, limits.MemoryBytes
+	var devices []string
+	if opts.Sandbox == SandboxBwrap {
+		devices = gpuDeviceBinds(opts.GPUHost, gpus)
+	}
+
 	env := sandboxEnv(s.Env, map[string]string{
 		"RDEVAL_SEED":   strconv.FormatInt(p.Seed, 10),
 		"RDEVAL_REPEAT": strconv.Itoa(p.Repeat),
 		"RDEVAL_RUN_ID": p.RunID,
 		"RDEVAL_TASK":   s.ID,
-	})
+	}, gpus, s.CPUs)
 	hide := []string{s.Repo, out}
 	if s.File != "" {
 		if a, err := filepath.Abs(s.File); err == nil {
@@ -353,30 +415,41 @@ func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRu
 	if strings.TrimSpace(s.Setup) != "" {
 		setupLog := filepath.Join(dir, "setup.log")
 		cr, err = (&command{Sandbox: opts.Sandbox, Script: s.Setup, Dir: work, Env: env,
-			Stdout: setupLog, Stderr: setupLog, Deadline: deadline, Hide: hide}).run(ctx)
+			Stdout: setupLog, Stderr: setupLog, Deadline: deadline, Hide: hide,
+			Devices: devices, CPUs: cpus, Limits: limits}).run(ctx)
 		if err != nil {
 			return nil, false, fmt.Errorf("setup: %w", err)
 		}
 		r.WallS, r.CPUS = cr.Wall.Seconds(), cr.CPU.Seconds()
-		if cr.TimedOut || cr.ExitCode != 0 {
+		r.PeakTasks, r.PeakRSSKB = cr.PeakTasks, cr.PeakRSS>>10
+		if cr.TimedOut || cr.ExitCode != 0 || cr.LimitHit != "" {
 			code := cr.ExitCode
 			r.ExitCode = &code
 			r.Outcome, r.Reason = OutcomeExecError, fmt.Sprintf("setup exited with status %d (see setup.log)", code)
-			if cr.TimedOut {
+			switch {
+			case cr.TimedOut:
 				r.Outcome, r.Reason = OutcomeTimeout, fmt.Sprintf("setup ran past the %v timeout", s.Timeout)
+			case cr.LimitHit != "":
+				r.Outcome, r.Reason = OutcomeResourceLimit, "setup: "+cr.LimitHit
+			default:
+				if why := limitFromStderr(setupLog, limits); why != "" {
+					r.Outcome, r.Reason = OutcomeResourceLimit, "setup: "+why
+				}
 			}
 			return finish()
 		}
 	}
 	setupWall, setupCPU := r.WallS, r.CPUS
 	cr, err = (&command{Sandbox: opts.Sandbox, Script: s.Run, Dir: work, Env: env,
-		Stdout: filepath.Join(dir, "stdout.log"), Stderr: filepath.Join(dir, "stderr.log"), Deadline: deadline, Hide: hide}).run(ctx)
+		Stdout: filepath.Join(dir, "stdout.log"), Stderr: filepath.Join(dir, "stderr.log"), Deadline: deadline, Hide: hide,
+		Devices: devices, CPUs: cpus, Limits: limits}).run(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("run: %w", err)
 	}
 	code := cr.ExitCode
 	r.ExitCode = &code
 	r.WallS, r.CPUS, r.MaxRSSKB, r.LogsTruncated = setupWall+cr.Wall.Seconds(), setupCPU+cr.CPU.Seconds(), cr.MaxRSSKB, cr.Truncated
+	r.PeakTasks, r.PeakRSSKB = max(r.PeakTasks, cr.PeakTasks), max(r.PeakRSSKB, cr.PeakRSS>>10)
 
 	vals, merrs := extractMetrics(s, filepath.Join(dir, "stdout.log"), work)
 	r.Metrics = vals
@@ -387,6 +460,10 @@ func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRu
 	switch {
 	case cr.TimedOut:
 		r.Outcome, r.Reason = OutcomeTimeout, fmt.Sprintf("ran past the %v timeout", s.Timeout)
+	case cr.LimitHit != "":
+		r.Outcome, r.Reason = OutcomeResourceLimit, cr.LimitHit
+	case code != 0 && limitFromStderr(filepath.Join(dir, "stderr.log"), limits) != "":
+		r.Outcome, r.Reason = OutcomeResourceLimit, limitFromStderr(filepath.Join(dir, "stderr.log"), limits)
 	case code != 0:
 		r.Outcome, r.Reason = OutcomeExecError, fmt.Sprintf("exited with status %d", code)
 	case len(merrs) > 0:

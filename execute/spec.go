@@ -39,8 +39,16 @@ type Spec struct {
 	Env map[string]string
 	// Timeout bounds Setup and Run together.
 	Timeout time.Duration
-	// GPUs is the number of GPUs each run needs (only 0 is supported yet).
+	// GPUs is the number of GPUs each run needs.
 	GPUs int
+	// CPUs, when > 0, pins each run to that many CPUs of its own.
+	CPUs int
+	// MemoryBytes, when > 0, bounds each run's resident memory (and, for
+	// CPU tasks, each process's address space); see Limits.
+	MemoryBytes int64
+	// PIDs bounds each run's processes plus threads (DefaultPIDs when the
+	// spec sets none).
+	PIDs int
 	// Seeds are the seeds each patch is run with, as $RDEVAL_SEED.
 	Seeds []int64
 	// Metrics are the extractors by metric name.
@@ -147,6 +155,9 @@ type rawSpec struct {
 	Env        map[string]string    `yaml:"env"`
 	Timeout    yaml.Node            `yaml:"timeout"`
 	GPUs       int                  `yaml:"gpus"`
+	CPUs       int                  `yaml:"cpus"`
+	Memory     string               `yaml:"memory"`
+	PIDs       *int                 `yaml:"pids"`
 	Seeds      []int64              `yaml:"seeds"`
 	Metrics    map[string]Extractor `yaml:"metrics"`
 	Keep       []string             `yaml:"keep"`
@@ -230,10 +241,28 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 		return fail("run is required")
 	case raw.GPUs < 0:
 		return fail("gpus %d: want 0 or more", raw.GPUs)
+	case raw.CPUs < 0:
+		return fail("cpus %d: want 0 (no pinning) or more", raw.CPUs)
+	case raw.PIDs != nil && (*raw.PIDs < 16 || *raw.PIDs > 1<<22):
+		return fail("pids %d: want 16 to 4194304 processes and threads", *raw.PIDs)
 	case len(raw.Seeds) == 0:
 		return fail("seeds is required (a list, e.g. [1])")
 	case len(raw.Metrics) == 0:
 		return fail("metrics is required")
+	}
+	s.CPUs, s.PIDs = raw.CPUs, DefaultPIDs
+	if raw.PIDs != nil {
+		s.PIDs = *raw.PIDs
+	}
+	if raw.Memory != "" {
+		m, err := ParseMemory(raw.Memory)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if m < 16<<20 {
+			return fail("memory %q: want at least 16M", raw.Memory)
+		}
+		s.MemoryBytes = m
 	}
 	s.Repo = raw.Repo
 	if !filepath.IsAbs(s.Repo) {
@@ -249,6 +278,9 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 	for k := range raw.Env {
 		if !envNameRe.MatchString(k) || strings.HasPrefix(k, "RDEVAL_") {
 			return fail("env %q: want a variable name not starting with RDEVAL_", k)
+		}
+		if k == "CUDA_VISIBLE_DEVICES" || k == "NVIDIA_VISIBLE_DEVICES" {
+			return fail("env %q: rdeval sets it to the GPUs assigned to each run (gpus: N)", k)
 		}
 	}
 	if raw.Timeout.Kind == 0 {

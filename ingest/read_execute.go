@@ -42,7 +42,8 @@ func looksExecuteResult(head []byte) bool {
 
 // readExecuteResult maps one result.json to a run:
 //
-//	run_id, task_id, seed, trial = repeat (1-based), outcome (final_success
+//	run_id, task_id, seed, trial = repeat (1-based), outcome (resource_limit
+//	becomes exec_error with error_type "resource_limit: <reason>"; final_success
 //	and exec_success follow from it), error_type = the first line of reason
 //	for failed runs, result_value = the metric when there is exactly one,
 //	files_edited, lines_added, lines_deleted, started_at, completed_at,
@@ -75,8 +76,15 @@ func (l *loader) readExecuteResult(path string, r io.Reader, st *InputStats) {
 	if res.Repeat != nil {
 		run.Trial = Some(*res.Repeat + 1)
 	}
-	if res.Outcome != "" {
-		if err := setOutcome(&run, csvCell(res.Outcome)); err != nil {
+	outcome := res.Outcome
+	if outcome == "resource_limit" {
+		// Killed for exceeding its process or memory limit: an execution
+		// failure in RExBench's taxonomy; error_type keeps which limit.
+		outcome = "exec_error"
+		res.Reason = "resource_limit: " + res.Reason
+	}
+	if outcome != "" {
+		if err := setOutcome(&run, csvCell(outcome)); err != nil {
 			l.reject(st, &Error{File: path, Field: "outcome", Msg: err.Error()}, b)
 			return
 		}

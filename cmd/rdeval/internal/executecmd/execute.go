@@ -80,9 +80,18 @@ tree is the only writable folder. Without a working bwrap, as root, unshare
 --net --pid is used instead (no network, but writes are not confined). With
 neither, rdeval refuses to run agent code unless --no-sandbox is given.
 
-GPUs: only CPU tasks (gpus: 0) run for now; --gpus takes only "none". GPU
-discovery and binding (--gpus auto|0,2), CPU and memory limits, and the
-docker, podman and slurm backends are future work.`,
+GPUs: for a task with gpus: N > 0, rdeval lists the GPUs with nvidia-smi
+(--gpus auto: all of them; --gpus 0,2: those nvidia-smi indexes or UUIDs;
+--gpus none: none) and gives each run N GPUs of its own: CUDA_VISIBLE_DEVICES
+and NVIDIA_VISIBLE_DEVICES hold their UUIDs, and only their /dev/nvidia<minor>
+nodes (plus nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset) are bound
+into the sandbox. Runs wait for free GPUs; --jobs bounds how many run at once.
+result.json records the GPUs of each run. CPU tasks (gpus: 0) never call
+nvidia-smi and see no GPU.
+
+Limits: the spec's pids (default 4096 processes and threads), memory and cpus
+bound each run; a run that exceeds pids or memory is killed at once and ends
+in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 		Example: `  rdeval execute run --task tasks/toy/toy.yaml --patches patches/ --out runs/toy
   rdeval execute run --task toy.yaml --patches a.diff,b.diff --out runs/toy --jobs 4 --repeats 3`,
 		Args: cobra.NoArgs,
@@ -96,8 +105,8 @@ docker, podman and slurm backends are future work.`,
 			if opts.Out == "" {
 				return cmdutil.Usagef("--out is required (the run folder)")
 			}
-			if opts.GPUs != "none" {
-				return cmdutil.Usagef("--gpus %q: only none is supported yet (GPU discovery and binding are future work)", opts.GPUs)
+			if err := checkGPUFlag(opts.GPUs); err != nil {
+				return err
 			}
 			if opts.Backend != "local" {
 				return cmdutil.Usagef("--backend %q: only local is supported yet (docker, podman and slurm are future work)", opts.Backend)
@@ -121,7 +130,7 @@ docker, podman and slurm backends are future work.`,
 	fl.StringVar(&opts.Task, "task", "", "task spec YAML (see docs/execute.md)")
 	fl.StringSliceVar(&opts.Patches, "patches", nil, "patch files or folders of *.diff/*.patch files (repeatable, comma-separated)")
 	fl.StringVar(&opts.Out, "out", "", "run folder: manifest.json and runs/<run_id>/")
-	fl.StringVar(&opts.GPUs, "gpus", "none", "GPUs to use: only none for now (auto and index lists are future work)")
+	fl.StringVar(&opts.GPUs, "gpus", "auto", "GPUs runs may use: auto (all nvidia-smi lists), none, or nvidia-smi indexes/UUIDs such as 0,2")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "runs at once")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "runs per patch and seed")
 	fl.StringVar(&opts.Backend, "backend", "local", "where runs execute: only local for now")
@@ -137,8 +146,24 @@ func Run(opts *RunOptions) error {
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
 	}
+	var gpus []execute.GPU
 	if spec.GPUs > 0 {
-		return &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d: GPU tasks cannot run yet (GPU discovery and binding are future work)", opts.Task, spec.GPUs)}
+		if opts.GPUs == "none" {
+			return &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but --gpus none gives no GPU", opts.Task, spec.GPUs)}
+		}
+		found, err := execute.DiscoverGPUs(context.Background(), execute.GPUHost{})
+		if err != nil {
+			return err
+		}
+		if gpus, err = execute.SelectGPUs(opts.GPUs, found); err != nil {
+			return cmdutil.Usagef("%v", err)
+		}
+		if spec.GPUs > len(gpus) {
+			return &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but only %d GPUs are available (--gpus %s)", opts.Task, spec.GPUs, len(gpus), opts.GPUs)}
+		}
+		for _, g := range gpus {
+			fmt.Fprintf(opts.IO.ErrOut, "GPU %d: %s %s\n", g.Index, g.Name, g.UUID)
+		}
 	}
 	if _, err := execute.PatchFiles(opts.Patches); err != nil {
 		return cmdutil.Usagef("--patches: %v", err)
@@ -159,7 +184,7 @@ func Run(opts *RunOptions) error {
 	done := 0
 	sum, err := execute.Run(ctx, execute.Options{
 		Spec: spec, Patches: opts.Patches, Out: opts.Out, Jobs: opts.Jobs, Repeats: opts.Repeats,
-		Sandbox: sandbox, KeepWork: opts.KeepWork,
+		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus,
 		OnResult: func(r *execute.Result, skipped bool) {
 			done++
 			if opts.IO.ErrTTY {
@@ -229,4 +254,24 @@ func oneLine(s string) string {
 		s = s[:117] + "..."
 	}
 	return s
+}
+
+// checkGPUFlag vets --gpus: auto, all, none, or a comma-separated list of
+// nvidia-smi indexes or GPU UUIDs.
+func checkGPUFlag(v string) error {
+	switch v {
+	case "auto", "all", "none":
+		return nil
+	}
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
+		if _, err := strconv.Atoi(item); err == nil && !strings.HasPrefix(item, "-") {
+			continue
+		}
+		if strings.HasPrefix(item, "GPU-") || strings.HasPrefix(item, "MIG-") {
+			continue
+		}
+		return cmdutil.Usagef("--gpus %q: want auto, none, or GPU indexes/UUIDs such as 0,2", v)
+	}
+	return nil
 }

@@ -139,7 +139,7 @@ func TestExecuteRunUsage(t *testing.T) {
 		extra []string
 		want  string
 	}{
-		{[]string{"--gpus", "auto"}, "only none"},
+		{[]string{"--gpus", "0,x"}, "--gpus"},
 		{[]string{"--backend", "slurm"}, "only local"},
 		{[]string{"--jobs", "0"}, "--jobs"},
 	} {
@@ -150,10 +150,10 @@ func TestExecuteRunUsage(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte(spec+"cpus: 4\n"), 0o644)
+	os.WriteFile(bad, []byte(spec+"gpu_type: a100\n"), 0o644)
 	_, _, err := run(t, "run", "--task", bad, "--patches", patches, "--out", t.TempDir())
 	var be *cmdutil.BadInputError
-	if !errors.As(err, &be) || !strings.Contains(err.Error(), "unknown field cpus") {
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "unknown field gpu_type") {
 		t.Errorf("bad spec: err = %v", err)
 	}
 }
