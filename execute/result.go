@@ -15,7 +15,9 @@ type Result struct {
 	PatchSHA256 string `json:"patch_sha256"`
 	Seed        int64  `json:"seed"`
 	Repeat      int    `json:"repeat"`
-	Outcome     string `json:"outcome"`
+	// PatchMeta: agent, framework, model, hint (omitted when unset).
+	PatchMeta
+	Outcome string `json:"outcome"`
 	// Reason says why the outcome is not success ("" for success).
 	Reason      string `json:"reason"`
 	ApplyMethod string `json:"apply_method"`
@@ -74,6 +76,7 @@ type ManifestRun struct {
 	PatchSHA256 string `json:"patch_sha256"`
 	Seed        int64  `json:"seed"`
 	Repeat      int    `json:"repeat"`
+	PatchMeta
 }
 
 // writeJSONAtomic writes v as indented JSON to path through a temporary

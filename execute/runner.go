@@ -46,6 +46,13 @@ type Options struct {
 	// CPUSet are the CPUs runs may be pinned to when Spec.CPUs > 0 (nil:
 	// the CPUs this process may use).
 	CPUSet []int
+	// Meta labels every patch (agent, framework, model, hint level); a
+	// patch's sidecar file PATCH.meta.json overrides it field by field.
+	Meta PatchMeta
+	// NoJudge runs without applying the success criterion (gold runs,
+	// which calibrate it): a run that exits 0 with every metric found is
+	// success.
+	NoJudge bool
 	// OnResult, if set, is called after each run finishes or is skipped
 	// (from the worker goroutines, one call at a time).
 	OnResult func(r *Result, skipped bool)
@@ -142,6 +149,9 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			return nil, fmt.Errorf("execute: task %s needs GPUs but no /dev/nvidia* device nodes exist under %s", s.ID, opts.GPUHost.devDir())
 		}
 	}
+	if u := s.Uncalibrated(); len(u) > 0 && !opts.NoJudge {
+		return nil, fmt.Errorf("execute: task %s: success.range.%s gives no mean and sd and %s does not calibrate it: run rdeval execute gold first", s.ID, u[0], GoldFile(s.File))
+	}
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
 	}
@@ -170,14 +180,22 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		}
 		sum := sha256.Sum256(data)
 		sha := hex.EncodeToString(sum[:])
+		side, err := readPatchMeta(f)
+		if err != nil {
+			return nil, err
+		}
+		meta := opts.Meta.over(side)
+		if err := meta.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
 		for _, seed := range s.Seeds {
 			for rep := 1; rep <= opts.Repeats; rep++ {
-				id := RunID(s.ID, sha, seed, rep)
+				id := RunID(s.ID, runKey(sha, meta), seed, rep)
 				if seen[id] {
 					continue // the same patch content given twice
 				}
 				seen[id] = true
-				plan = append(plan, plannedRun{ManifestRun{RunID: id, PatchFile: f, PatchSHA256: sha, Seed: seed, Repeat: rep}, data})
+				plan = append(plan, plannedRun{ManifestRun{RunID: id, PatchFile: f, PatchSHA256: sha, Seed: seed, Repeat: rep, PatchMeta: meta}, data})
 			}
 		}
 	}
@@ -191,11 +209,24 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if out, err = absDir(out); err != nil {
 		return nil, err
 	}
+	lock, err := lockRunDir(out)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
 	if err := updateManifest(out, s, commit, opts.Sandbox, plan); err != nil {
 		return nil, err
 	}
+	jr, err := openJournal(out)
+	if err != nil {
+		return nil, err
+	}
+	defer jr.close()
+	if err := jr.add(JournalEntry{Event: EventBatchStart, Planned: len(plan)}); err != nil {
+		return nil, err
+	}
 
-	b := &batch{opts: &opts, out: out, commit: commit, gpus: newPool(len(opts.GPUs)), cpus: newPool(len(opts.CPUSet))}
+	b := &batch{opts: &opts, out: out, commit: commit, gpus: newPool(len(opts.GPUs)), cpus: newPool(len(opts.CPUSet)), journal: jr}
 	sum := &Summary{Results: make([]*Result, len(plan))}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -243,6 +274,13 @@ feed:
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
+	end := JournalEntry{Event: EventBatchEnd, Ran: sum.Ran, Skipped: sum.Skipped}
+	if firstErr != nil {
+		end.Error = firstErr.Error()
+	}
+	if err := jr.add(end); err != nil && firstErr == nil {
+		firstErr = err
+	}
 	if firstErr != nil {
 		return sum, firstErr
 	}
@@ -287,6 +325,7 @@ type batch struct {
 	opts        *Options
 	out, commit string
 	gpus, cpus  *pool // slots index opts.GPUs and opts.CPUSet
+	journal     *journal
 }
 
 // runOne does one run, or returns its earlier result.
@@ -296,10 +335,13 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	dir := filepath.Join(out, "runs", p.RunID)
 	resPath := filepath.Join(dir, "result.json")
 	if r, err := ReadResult(resPath); err == nil && r.RunID == p.RunID && r.TaskID == s.ID &&
-		r.PatchSHA256 == p.PatchSHA256 && r.Seed == p.Seed && r.Repeat == p.Repeat {
+		r.PatchSHA256 == p.PatchSHA256 && r.Seed == p.Seed && r.Repeat == p.Repeat && r.PatchMeta == p.PatchMeta {
 		return r, true, nil
 	}
 	// Unfinished (or unreadable) run: start over.
+	if err := b.journal.add(JournalEntry{Event: EventRunStart, RunID: p.RunID}); err != nil {
+		return nil, false, err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, false, err
 	}
@@ -308,11 +350,14 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	}
 	started := time.Now()
 	r := &Result{RunID: p.RunID, TaskID: s.ID, PatchFile: p.PatchFile, PatchSHA256: p.PatchSHA256,
-		Seed: p.Seed, Repeat: p.Repeat, Sandbox: opts.Sandbox, BaseCommit: commit,
+		Seed: p.Seed, Repeat: p.Repeat, PatchMeta: p.PatchMeta, Sandbox: opts.Sandbox, BaseCommit: commit,
 		Metrics: map[string]float64{}, FilesEdited: []string{}, StartedAt: stamp(started)}
 	finish := func() (*Result, bool, error) {
 		r.FinishedAt = stamp(time.Now())
 		if err := writeJSONAtomic(resPath, r); err != nil {
+			return nil, false, err
+		}
+		if err := b.journal.add(JournalEntry{Event: EventRunFinish, RunID: r.RunID, Outcome: r.Outcome, Reason: oneLine(r.Reason, 300)}); err != nil {
 			return nil, false, err
 		}
 		if !opts.KeepWork {
@@ -472,6 +517,8 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 			b = append(b, k+": "+merrs[k])
 		}
 		r.Outcome, r.Reason = OutcomeExecError, "missing metric: "+strings.Join(b, "; ")
+	case opts.NoJudge:
+		r.Outcome, r.Reason = OutcomeSuccess, ""
 	default:
 		r.Outcome, r.Reason = s.Success.Judge(vals)
 	}
@@ -526,4 +573,13 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// oneLine shortens s to one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n-3] + "..."
+	}
+	return s
 }

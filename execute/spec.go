@@ -99,11 +99,51 @@ type ExactTarget struct {
 	Tol   float64
 }
 
-// RangeTarget is a gold range: mean ± M·SD.
+// RangeTarget is a gold range: mean ± M·SD. A target that gives neither
+// mean nor sd ({} or {m: 3}) is Calibrated: LoadSpec takes its mean, sd
+// (and m, unless given) from the spec's .gold.yaml file (see GoldFile).
 type RangeTarget struct {
 	Mean float64  `yaml:"mean"`
 	SD   float64  `yaml:"sd"`
 	M    *float64 `yaml:"m"`
+	// Calibrated is set while mean and sd are still to come from the
+	// calibration file.
+	Calibrated bool `yaml:"-"`
+	// From is the calibration file mean and sd came from ("" when inline).
+	From string `yaml:"-"`
+}
+
+// UnmarshalYAML reads {mean, sd, m}: both mean and sd, or neither (then
+// the target is calibrated); unknown keys are errors.
+func (t *RangeTarget) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: range target: want {mean: M, sd: S, m: 2}, or {} to use the calibrated range", n.Line)
+	}
+	var haveMean, haveSD bool
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		var err error
+		switch k.Value {
+		case "mean":
+			haveMean, err = true, v.Decode(&t.Mean)
+		case "sd":
+			haveSD, err = true, v.Decode(&t.SD)
+		case "m":
+			var m float64
+			err = v.Decode(&m)
+			t.M = &m
+		default:
+			return fmt.Errorf("line %d: unknown field %q (want mean, sd, m)", k.Line, k.Value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if haveMean != haveSD {
+		return fmt.Errorf("line %d: range target: give both mean and sd, or neither to use the calibrated range (rdeval execute gold)", n.Line)
+	}
+	t.Calibrated = !haveMean
+	return nil
 }
 
 // AllTarget is one metric of an `all` criterion.
@@ -203,6 +243,9 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, err
 	}
 	s.File = path
+	if err := s.fillCalibrated(path); err != nil {
+		return nil, &SpecError{File: path, Msg: err.Error()}
+	}
 	return s, nil
 }
 
@@ -390,6 +433,12 @@ func (s *Success) validate(metrics map[string]Extractor) error {
 	for m, t := range s.Range {
 		if err := check(m); err != nil {
 			return err
+		}
+		if t.Calibrated {
+			if t.M != nil && (!finite(*t.M) || *t.M <= 0) {
+				return fmt.Errorf("range.%s: want m > 0", m)
+			}
+			continue
 		}
 		if t.M == nil {
 			two := 2.0

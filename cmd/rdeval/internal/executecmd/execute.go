@@ -34,6 +34,8 @@ type RunOptions struct {
 	NoSandbox bool
 	KeepWork  bool
 	Format    string
+	// Meta labels the patches (a PATCH.meta.json sidecar overrides it).
+	Meta execute.PatchMeta
 }
 
 // NewCmd builds the `execute` command group; runF replaces Run in tests.
@@ -53,7 +55,7 @@ The task spec format is documented in docs/execute.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	cmd.AddCommand(newRunCmd(io, runF))
+	cmd.AddCommand(newRunCmd(io, runF), newGoldCmd(io), newStatusCmd(io))
 	return cmd
 }
 
@@ -68,8 +70,12 @@ git apply --3way, then patch -p1 --forward --fuzz=3; the step used is recorded),
 run the spec's setup and run commands with bash -c in the sandbox with
 $RDEVAL_SEED set, extract the metrics and judge them. Each run writes
 RUNDIR/runs/<run_id>/{patch.diff, stdout.log, stderr.log, result.json};
-RUNDIR/manifest.json lists the runs. A patch folder stands for its *.diff and
-*.patch files.
+RUNDIR/manifest.json lists the runs, RUNDIR/journal.jsonl logs every start and
+finish. A patch folder stands for its *.diff and *.patch files. --agent,
+--framework, --model and --hint label the patches in result.json (rdeval
+ingest reads them as agent, scaffold, model, hint_level); a sidecar
+PATCH.meta.json ({"agent": …, "framework": …, "model": …, "hint": …}) labels one
+patch, field by field over the flags.
 
 Re-running the same command skips runs whose result.json exists (the run id
 is task id, patch sha256 prefix, seed and repeat) and redoes unfinished ones.
@@ -114,6 +120,9 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 			if opts.Jobs < 1 {
 				return cmdutil.Usagef("--jobs %d: want 1 or more", opts.Jobs)
 			}
+			if err := opts.Meta.Validate(); err != nil {
+				return cmdutil.Usagef("--agent/--framework/--model/--hint: %v", err)
+			}
 			if opts.Repeats < 1 {
 				return cmdutil.Usagef("--repeats %d: want 1 or more", opts.Repeats)
 			}
@@ -137,6 +146,10 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "run agent code unconfined when no sandbox works (dangerous: it can use the network and write anywhere)")
 	fl.BoolVar(&opts.KeepWork, "keep-work", false, "keep each run's work tree (default: removed once result.json is written)")
 	fl.StringVarP(&opts.Format, "format", "f", cmdutil.FormatTable, "output: table, json or csv (one row per run)")
+	fl.StringVar(&opts.Meta.Agent, "agent", "", "agent that made the patches, recorded in result.json (a PATCH.meta.json sidecar overrides)")
+	fl.StringVar(&opts.Meta.Framework, "framework", "", "agent framework (scaffold), e.g. openhands, aider")
+	fl.StringVar(&opts.Meta.Model, "model", "", "model behind the agent, e.g. o4-mini")
+	fl.StringVar(&opts.Meta.Hint, "hint", "", "hint level the agent had: no_hints, hints or detailed_hints")
 	return cmd
 }
 
@@ -146,45 +159,23 @@ func Run(opts *RunOptions) error {
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
 	}
-	var gpus []execute.GPU
-	if spec.GPUs > 0 {
-		if opts.GPUs == "none" {
-			return &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but --gpus none gives no GPU", opts.Task, spec.GPUs)}
-		}
-		found, err := execute.DiscoverGPUs(context.Background(), execute.GPUHost{})
-		if err != nil {
-			return err
-		}
-		if gpus, err = execute.SelectGPUs(opts.GPUs, found); err != nil {
-			return cmdutil.Usagef("%v", err)
-		}
-		if spec.GPUs > len(gpus) {
-			return &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but only %d GPUs are available (--gpus %s)", opts.Task, spec.GPUs, len(gpus), opts.GPUs)}
-		}
-		for _, g := range gpus {
-			fmt.Fprintf(opts.IO.ErrOut, "GPU %d: %s %s\n", g.Index, g.Name, g.UUID)
-		}
+	gpus, err := resolveGPUs(opts.IO, opts.Task, spec, opts.GPUs)
+	if err != nil {
+		return err
 	}
 	if _, err := execute.PatchFiles(opts.Patches); err != nil {
 		return cmdutil.Usagef("--patches: %v", err)
 	}
-	sandbox, err := execute.DetectSandbox(false)
-	if errors.Is(err, execute.ErrNoSandbox) && opts.NoSandbox {
-		sandbox, err = execute.SandboxNone, nil
-		fmt.Fprintln(opts.IO.ErrOut, "warning: no sandbox: agent code runs unconfined (--no-sandbox)")
-	}
+	sandbox, err := pickSandbox(opts.IO, opts.NoSandbox)
 	if err != nil {
 		return err
-	}
-	if sandbox == execute.SandboxUnshare {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: bubblewrap unavailable: using unshare (no network, own PID namespace) but writes are not confined")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := 0
 	sum, err := execute.Run(ctx, execute.Options{
 		Spec: spec, Patches: opts.Patches, Out: opts.Out, Jobs: opts.Jobs, Repeats: opts.Repeats,
-		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus,
+		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus, Meta: opts.Meta,
 		OnResult: func(r *execute.Result, skipped bool) {
 			done++
 			if opts.IO.ErrTTY {
@@ -255,6 +246,50 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// resolveGPUs discovers and selects the GPUs for a task that needs some
+// (none for a CPU task: nvidia-smi is not called).
+func resolveGPUs(io *iostreams.IO, task string, spec *execute.Spec, flag string) ([]execute.GPU, error) {
+	if spec.GPUs == 0 {
+		return nil, nil
+	}
+	if flag == "none" {
+		return nil, &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but --gpus none gives no GPU", task, spec.GPUs)}
+	}
+	found, err := execute.DiscoverGPUs(context.Background(), execute.GPUHost{})
+	if err != nil {
+		return nil, err
+	}
+	gpus, err := execute.SelectGPUs(flag, found)
+	if err != nil {
+		return nil, cmdutil.Usagef("%v", err)
+	}
+	if spec.GPUs > len(gpus) {
+		return nil, &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but only %d GPUs are available (--gpus %s)", task, spec.GPUs, len(gpus), flag)}
+	}
+	for _, g := range gpus {
+		fmt.Fprintf(io.ErrOut, "GPU %d: %s %s\n", g.Index, g.Name, g.UUID)
+	}
+	return gpus, nil
+}
+
+// pickSandbox detects the sandbox, warning on stderr when it is weak.
+func pickSandbox(io *iostreams.IO, noSandbox bool) (string, error) {
+	sandbox, err := execute.DetectSandbox(false)
+	if errors.Is(err, execute.ErrNoSandbox) && noSandbox {
+		sandbox, err = execute.SandboxNone, nil
+		fmt.Fprintln(io.ErrOut, "warning: no sandbox: agent code runs unconfined (--no-sandbox)")
+	}
+	if err != nil {
+		return "", err
+	}
+	if sandbox == execute.SandboxUnshare {
+		fmt.Fprintln(io.ErrOut, "warning: bubblewrap unavailable: using unshare (no network, own PID namespace) but writes are not confined")
+	}
+	return sandbox, nil
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
 
 // checkGPUFlag vets --gpus: auto, all, none, or a comma-separated list of
 // nvidia-smi indexes or GPU UUIDs.
