@@ -44,6 +44,9 @@ type JournalEntry struct {
 	// Planned is the number of runs of the batch (batch_start); Ran and
 	// Skipped what it did (batch_end).
 	Planned int    `json:"planned,omitempty"`
+	// StaleKilled counts processes of an earlier, killed driver that this
+	// one killed (batch_start; see killStale).
+	StaleKilled int `json:"stale_killed,omitempty"`
 	Ran     int    `json:"ran,omitempty"`
 	Skipped int    `json:"skipped,omitempty"`
 	Error   string `json:"error,omitempty"`
@@ -162,3 +165,33 @@ func DriverRunning(out string) (bool, int) {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return true, pid
 }
+
+// killStale SIGKILLs the processes left by an earlier driver of this run
+// folder: those whose command line names a path under RUNDIR/runs/. A
+// driver killed with SIGKILL takes its sandboxes with it (Pdeathsig,
+// bwrap --die-with-parent), except one whose bwrap was starting at that
+// instant: bwrap's namespace init can then outlive it, blocked and
+// without agent code, holding the run's work tree. The caller holds the
+// run folder's lock, so no live driver owns such a process. It returns
+// how many it killed.
+func killStale(out string) int {
+	needle := []byte(filepath.Join(out, "runs") + "/")
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	n := 0
+	for _, p := range procs {
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || !bytesContains(b, needle) {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func bytesContains(b, sub []byte) bool { return strings.Contains(string(b), string(sub)) }

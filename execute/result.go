@@ -24,6 +24,8 @@ type Result struct {
 	// FailedFile is the file the patch failed on (patch_failed only).
 	FailedFile string `json:"failed_file,omitempty"`
 	Sandbox    string `json:"sandbox"`
+	// Backend is where the commands ran: local, docker, podman or slurm.
+	Backend    string `json:"backend,omitempty"`
 	BaseCommit string `json:"base_commit"`
 	// Metrics are the values found; MetricErrors say why others are not.
 	Metrics      map[string]float64 `json:"metrics"`
@@ -65,6 +67,7 @@ type Manifest struct {
 	BaseCommit string        `json:"base_commit"`
 	Commit     string        `json:"base_commit_resolved"`
 	Sandbox    string        `json:"sandbox"`
+	Backend    string        `json:"backend,omitempty"`
 	UpdatedAt  string        `json:"updated_at"`
 	Runs       []ManifestRun `json:"runs"`
 }

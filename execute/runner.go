@@ -46,6 +46,11 @@ type Options struct {
 	// CPUSet are the CPUs runs may be pinned to when Spec.CPUs > 0 (nil:
 	// the CPUs this process may use).
 	CPUSet []int
+	// Backend is BackendLocal (default), BackendDocker, BackendPodman or
+	// BackendSlurm.
+	Backend string
+	// Image overrides the spec's image (docker, podman).
+	Image string
 	// Meta labels every patch (agent, framework, model, hint level); a
 	// patch's sidecar file PATCH.meta.json overrides it field by field.
 	Meta PatchMeta
@@ -128,23 +133,40 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if s == nil {
 		return nil, errors.New("execute: no task spec")
 	}
-	if s.GPUs > len(opts.GPUs) {
+	switch opts.Backend {
+	case "":
+		opts.Backend = BackendLocal
+	case BackendLocal, BackendSlurm:
+	case BackendDocker, BackendPodman:
+		opts.Sandbox = SandboxNone // the container is the sandbox; recorded as the engine's name
+		if opts.Image == "" {
+			opts.Image = s.Image
+		}
+		if opts.Image == "" {
+			return nil, fmt.Errorf("execute: the %s backend needs a container image: give image: in %s or --image", opts.Backend, s.File)
+		}
+	default:
+		return nil, fmt.Errorf("execute: unknown backend %q (want local, docker, podman or slurm)", opts.Backend)
+	}
+	if opts.Backend == BackendSlurm {
+		// Slurm grants GPUs (--gres) and CPUs on its nodes.
+	} else if s.GPUs > len(opts.GPUs) {
 		if len(opts.GPUs) == 0 {
 			return nil, fmt.Errorf("execute: task %s needs %d GPUs per run and none are available (--gpus none, or no GPU found)", s.ID, s.GPUs)
 		}
 		return nil, fmt.Errorf("execute: task %s needs %d GPUs per run but only %d are available (--gpus)", s.ID, s.GPUs, len(opts.GPUs))
 	}
-	if s.CPUs > 0 && opts.CPUSet == nil {
+	if s.CPUs > 0 && opts.CPUSet == nil && opts.Backend != BackendSlurm {
 		set, err := allowedCPUs("/proc/self/status")
 		if err != nil {
 			return nil, err
 		}
 		opts.CPUSet = set
 	}
-	if s.CPUs > len(opts.CPUSet) && s.CPUs > 0 {
+	if s.CPUs > len(opts.CPUSet) && s.CPUs > 0 && opts.Backend != BackendSlurm {
 		return nil, fmt.Errorf("execute: task %s needs %d CPUs per run but only %d are available to this process", s.ID, s.CPUs, len(opts.CPUSet))
 	}
-	if s.GPUs > 0 && opts.Sandbox == SandboxBwrap {
+	if s.GPUs > 0 && opts.Sandbox == SandboxBwrap && opts.Backend == BackendLocal {
 		if len(gpuDeviceBinds(opts.GPUHost, opts.GPUs[:1])) == 0 {
 			return nil, fmt.Errorf("execute: task %s needs GPUs but no /dev/nvidia* device nodes exist under %s", s.ID, opts.GPUHost.devDir())
 		}
@@ -214,7 +236,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer lock.Close()
-	if err := updateManifest(out, s, commit, opts.Sandbox, plan); err != nil {
+	if err := updateManifest(out, s, commit, opts.Sandbox, opts.Backend, plan); err != nil {
 		return nil, err
 	}
 	jr, err := openJournal(out)
@@ -222,7 +244,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer jr.close()
-	if err := jr.add(JournalEntry{Event: EventBatchStart, Planned: len(plan)}); err != nil {
+	if err := jr.add(JournalEntry{Event: EventBatchStart, Planned: len(plan), StaleKilled: killStale(out)}); err != nil {
 		return nil, err
 	}
 
@@ -289,7 +311,7 @@ feed:
 
 // updateManifest writes RUNDIR/manifest.json with the runs planned now
 // added to those of earlier invocations.
-func updateManifest(out string, s *Spec, commit, sandbox string, plan []plannedRun) error {
+func updateManifest(out string, s *Spec, commit, sandbox, backend string, plan []plannedRun) error {
 	path := filepath.Join(out, "manifest.json")
 	m := Manifest{}
 	if b, err := os.ReadFile(path); err == nil {
@@ -306,6 +328,7 @@ func updateManifest(out string, s *Spec, commit, sandbox string, plan []plannedR
 		return err
 	}
 	m.TaskID, m.TaskFile, m.Repo, m.BaseCommit, m.Commit, m.Sandbox = s.ID, s.File, s.Repo, s.BaseCommit, commit, sandbox
+	m.Backend = backend
 	m.UpdatedAt = stamp(time.Now())
 	have := map[string]bool{}
 	for _, r := range m.Runs {
@@ -416,13 +439,18 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	}
 	r.ApplyMethod = method
 
-	// GPUs and CPUs of its own for the time the commands run.
-	gslots, err := b.gpus.acquire(ctx, s.GPUs)
+	// GPUs and CPUs of its own for the time the commands run (Slurm
+	// grants them on its nodes instead).
+	needGPUs, needCPUs := s.GPUs, s.CPUs
+	if opts.Backend == BackendSlurm {
+		needGPUs, needCPUs = 0, 0
+	}
+	gslots, err := b.gpus.acquire(ctx, needGPUs)
 	if err != nil {
 		return nil, false, fmt.Errorf("waiting for %d GPUs: %w", s.GPUs, err)
 	}
 	defer b.gpus.release(gslots)
-	cslots, err := b.cpus.acquire(ctx, s.CPUs)
+	cslots, err := b.cpus.acquire(ctx, needCPUs)
 	if err != nil {
 		return nil, false, fmt.Errorf("waiting for %d CPUs: %w", s.CPUs, err)
 	}
@@ -439,7 +467,7 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	limits := Limits{PIDs: s.PIDs, MemoryBytes: s.MemoryBytes, AddressSpace: s.GPUs == 0}
 	r.LimitPIDs, r.LimitMemoryBytes = limits.PIDs, limits.MemoryBytes
 	var devices []string
-	if opts.Sandbox == SandboxBwrap {
+	if opts.Sandbox == SandboxBwrap && opts.Backend == BackendLocal {
 		devices = gpuDeviceBinds(opts.GPUHost, gpus)
 	}
 
@@ -455,13 +483,21 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 			hide = append(hide, filepath.Dir(a))
 		}
 	}
+	r.Backend = opts.Backend
+	if opts.Backend == BackendDocker || opts.Backend == BackendPodman {
+		r.Sandbox = opts.Backend
+	}
+	mk := func(phase, script, stdout, stderr string, deadline time.Time) *command {
+		return &command{Sandbox: opts.Sandbox, Script: script, Dir: work, Env: env,
+			Stdout: stdout, Stderr: stderr, Deadline: deadline, Hide: hide,
+			Devices: devices, CPUs: cpus, Limits: limits, Backend: opts.Backend, Image: opts.Image,
+			Name: "rdeval-" + p.RunID + "-" + phase, GPUs: gpus, SlurmGPUs: s.GPUs, SlurmCPUs: s.CPUs}
+	}
 	deadline := time.Now().Add(s.Timeout)
 	var cr commandResult
 	if strings.TrimSpace(s.Setup) != "" {
 		setupLog := filepath.Join(dir, "setup.log")
-		cr, err = (&command{Sandbox: opts.Sandbox, Script: s.Setup, Dir: work, Env: env,
-			Stdout: setupLog, Stderr: setupLog, Deadline: deadline, Hide: hide,
-			Devices: devices, CPUs: cpus, Limits: limits}).run(ctx)
+		cr, err = mk("setup", s.Setup, setupLog, setupLog, deadline).run(ctx)
 		if err != nil {
 			return nil, false, fmt.Errorf("setup: %w", err)
 		}
@@ -485,9 +521,7 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 		}
 	}
 	setupWall, setupCPU := r.WallS, r.CPUS
-	cr, err = (&command{Sandbox: opts.Sandbox, Script: s.Run, Dir: work, Env: env,
-		Stdout: filepath.Join(dir, "stdout.log"), Stderr: filepath.Join(dir, "stderr.log"), Deadline: deadline, Hide: hide,
-		Devices: devices, CPUs: cpus, Limits: limits}).run(ctx)
+	cr, err = mk("run", s.Run, filepath.Join(dir, "stdout.log"), filepath.Join(dir, "stderr.log"), deadline).run(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("run: %w", err)
 	}

@@ -123,7 +123,18 @@ type command struct {
 	CPUs []int
 	// Limits bound processes and memory (see Limits).
 	Limits Limits
+	// Backend is BackendLocal ("" too), BackendDocker or BackendPodman;
+	// containers run Image under the unique Name with GPUs.
+	Backend string
+	Image   string
+	Name    string
+	GPUs    []GPU
+	// SlurmGPUs and SlurmCPUs are the job's --gres=gpu:N and
+	// --cpus-per-task (BackendSlurm).
+	SlurmGPUs, SlurmCPUs int
 }
+
+func (c *command) container() bool { return c.Backend == BackendDocker || c.Backend == BackendPodman }
 
 // commandResult is what running a command gives.
 type commandResult struct {
@@ -142,6 +153,9 @@ type commandResult struct {
 
 // run runs c and waits for it and for every process it started.
 func (c *command) run(ctx context.Context) (commandResult, error) {
+	if c.Backend == BackendSlurm {
+		return c.runSlurm(ctx)
+	}
 	var res commandResult
 	argv, err := c.argv()
 	if err != nil {
@@ -183,7 +197,12 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 		return res, err
 	}
 	pgid := cmd.Process.Pid
-	wd := startWatchdog(c.Limits, pgid, pgid)
+	wl := c.Limits
+	if c.container() {
+		// The engine enforces the limits; locally there is only its client.
+		wl = Limits{}
+	}
+	wd := startWatchdog(wl, pgid, pgid)
 	var wg sync.WaitGroup
 	var truncOut, truncErr bool
 	wg.Add(2)
@@ -199,12 +218,12 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	case waitErr = <-done:
 	case <-timer.C:
 		res.TimedOut = true
-		waitErr = terminate(pgid, done)
+		waitErr = c.terminate(pgid, done)
 	case why := <-wd.hit:
 		res.LimitHit = why
 		waitErr = <-done
 	case <-ctx.Done():
-		waitErr = terminate(pgid, done)
+		waitErr = c.terminate(pgid, done)
 	}
 	res.Wall = time.Since(start)
 	wd.finish()
@@ -232,6 +251,9 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	outR.Close()
 	errR.Close()
 	res.Truncated = truncOut || truncErr
+	if c.container() {
+		c.containerCleanup(&res)
+	}
 	if ps := cmd.ProcessState; ps != nil {
 		res.CPU = ps.UserTime() + ps.SystemTime()
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
@@ -255,6 +277,12 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 // argv is the command line: [taskset -c CPUS] sandbox bash -c PRELUDE
 // rdeval-limits SCRIPT (see limitPrelude).
 func (c *command) argv() ([]string, error) {
+	if c.container() {
+		if c.Image == "" || c.Name == "" {
+			return nil, fmt.Errorf("%s backend: no image (spec image: or --image)", c.Backend)
+		}
+		return c.containerArgs(), nil
+	}
 	var argv []string
 	if len(c.CPUs) > 0 {
 		cpus := make([]string, len(c.CPUs))
@@ -276,14 +304,20 @@ func (c *command) argv() ([]string, error) {
 	return append(argv, inner...), nil
 }
 
-// terminate sends SIGTERM to the process group, SIGKILL after killGrace,
-// and returns the command's wait error.
-func terminate(pgid int, done <-chan error) error {
+// terminate sends SIGTERM to the process group (and the container), SIGKILL
+// after killGrace, and returns the command's wait error.
+func (c *command) terminate(pgid int, done <-chan error) error {
+	if c.container() {
+		c.containerKill("TERM")
+	}
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case err := <-done:
 		return err
 	case <-time.After(killGrace):
+		if c.container() {
+			c.containerKill("KILL")
+		}
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		return <-done
 	}

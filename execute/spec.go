@@ -49,6 +49,8 @@ type Spec struct {
 	// PIDs bounds each run's processes plus threads (DefaultPIDs when the
 	// spec sets none).
 	PIDs int
+	// Image is the container image of the docker and podman backends.
+	Image string
 	// Seeds are the seeds each patch is run with, as $RDEVAL_SEED.
 	Seeds []int64
 	// Metrics are the extractors by metric name.
@@ -198,6 +200,7 @@ type rawSpec struct {
 	CPUs       int                  `yaml:"cpus"`
 	Memory     string               `yaml:"memory"`
 	PIDs       *int                 `yaml:"pids"`
+	Image      string               `yaml:"image"`
 	Seeds      []int64              `yaml:"seeds"`
 	Metrics    map[string]Extractor `yaml:"metrics"`
 	Keep       []string             `yaml:"keep"`
@@ -293,7 +296,7 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 	case len(raw.Metrics) == 0:
 		return fail("metrics is required")
 	}
-	s.CPUs, s.PIDs = raw.CPUs, DefaultPIDs
+	s.CPUs, s.PIDs, s.Image = raw.CPUs, DefaultPIDs, raw.Image
 	if raw.PIDs != nil {
 		s.PIDs = *raw.PIDs
 	}

@@ -31,6 +31,7 @@ type RunOptions struct {
 	Jobs      int
 	Repeats   int
 	Backend   string
+	Image     string
 	NoSandbox bool
 	KeepWork  bool
 	Format    string
@@ -95,6 +96,14 @@ into the sandbox. Runs wait for free GPUs; --jobs bounds how many run at once.
 result.json records the GPUs of each run. CPU tasks (gpus: 0) never call
 nvidia-smi and see no GPU.
 
+Backends: --backend docker|podman runs each command in a container of the
+spec's image (or --image) with --network none, --read-only, the work tree as
+the only volume, --cap-drop ALL, --pids-limit/--memory/--cpuset-cpus and the
+GPUs by UUID (docker --gpus "device=UUID", podman --device nvidia.com/gpu=UUID).
+--backend slurm submits each command as an sbatch job (--gres=gpu:N, --mem,
+--cpus-per-task, --time) run in the same sandbox on the node, polls squeue and
+reads the end with sacct; RUNDIR must be on a file system the nodes share.
+
 Limits: the spec's pids (default 4096 processes and threads), memory and cpus
 bound each run; a run that exceeds pids or memory is killed at once and ends
 in outcome resource_limit (see docs/execute.md for what is enforced how).`,
@@ -114,8 +123,10 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 			if err := checkGPUFlag(opts.GPUs); err != nil {
 				return err
 			}
-			if opts.Backend != "local" {
-				return cmdutil.Usagef("--backend %q: only local is supported yet (docker, podman and slurm are future work)", opts.Backend)
+			switch opts.Backend {
+			case execute.BackendLocal, execute.BackendDocker, execute.BackendPodman, execute.BackendSlurm:
+			default:
+				return cmdutil.Usagef("--backend %q: want local, docker, podman or slurm", opts.Backend)
 			}
 			if opts.Jobs < 1 {
 				return cmdutil.Usagef("--jobs %d: want 1 or more", opts.Jobs)
@@ -142,7 +153,8 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 	fl.StringVar(&opts.GPUs, "gpus", "auto", "GPUs runs may use: auto (all nvidia-smi lists), none, or nvidia-smi indexes/UUIDs such as 0,2")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "runs at once")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "runs per patch and seed")
-	fl.StringVar(&opts.Backend, "backend", "local", "where runs execute: only local for now")
+	fl.StringVar(&opts.Backend, "backend", "local", "where runs execute: local (sandbox here), docker, podman (the spec's image) or slurm (sbatch jobs)")
+	fl.StringVar(&opts.Image, "image", "", "container image for --backend docker|podman (default: the spec's image)")
 	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "run agent code unconfined when no sandbox works (dangerous: it can use the network and write anywhere)")
 	fl.BoolVar(&opts.KeepWork, "keep-work", false, "keep each run's work tree (default: removed once result.json is written)")
 	fl.StringVarP(&opts.Format, "format", "f", cmdutil.FormatTable, "output: table, json or csv (one row per run)")
@@ -159,23 +171,30 @@ func Run(opts *RunOptions) error {
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
 	}
-	gpus, err := resolveGPUs(opts.IO, opts.Task, spec, opts.GPUs)
-	if err != nil {
-		return err
+	var gpus []execute.GPU
+	if opts.Backend != execute.BackendSlurm { // Slurm grants GPUs on its nodes
+		if gpus, err = resolveGPUs(opts.IO, opts.Task, spec, opts.GPUs); err != nil {
+			return err
+		}
 	}
 	if _, err := execute.PatchFiles(opts.Patches); err != nil {
 		return cmdutil.Usagef("--patches: %v", err)
 	}
-	sandbox, err := pickSandbox(opts.IO, opts.NoSandbox)
-	if err != nil {
-		return err
+	if (opts.Backend == execute.BackendDocker || opts.Backend == execute.BackendPodman) && opts.Image == "" && spec.Image == "" {
+		return cmdutil.Usagef("--backend %s needs a container image: image: in %s or --image", opts.Backend, opts.Task)
+	}
+	sandbox := execute.SandboxNone
+	if opts.Backend == execute.BackendLocal || opts.Backend == execute.BackendSlurm {
+		if sandbox, err = pickSandbox(opts.IO, opts.NoSandbox); err != nil {
+			return err
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := 0
 	sum, err := execute.Run(ctx, execute.Options{
 		Spec: spec, Patches: opts.Patches, Out: opts.Out, Jobs: opts.Jobs, Repeats: opts.Repeats,
-		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus, Meta: opts.Meta,
+		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus, Meta: opts.Meta, Backend: opts.Backend, Image: opts.Image,
 		OnResult: func(r *execute.Result, skipped bool) {
 			done++
 			if opts.IO.ErrTTY {

@@ -142,7 +142,7 @@ func TestExecuteRunUsage(t *testing.T) {
 		want  string
 	}{
 		{[]string{"--gpus", "0,x"}, "--gpus"},
-		{[]string{"--backend", "slurm"}, "only local"},
+		{[]string{"--backend", "lsf"}, "want local, docker, podman or slurm"},
 		{[]string{"--jobs", "0"}, "--jobs"},
 	} {
 		_, _, err := run(t, append(base, tc.extra...)...)
