@@ -43,13 +43,13 @@ type JournalEntry struct {
 	GPUs []string `json:"gpus,omitempty"`
 	// Planned is the number of runs of the batch (batch_start); Ran and
 	// Skipped what it did (batch_end).
-	Planned int    `json:"planned,omitempty"`
+	Planned int `json:"planned,omitempty"`
 	// StaleKilled counts processes of an earlier, killed driver that this
 	// one killed (batch_start; see killStale).
-	StaleKilled int `json:"stale_killed,omitempty"`
-	Ran     int    `json:"ran,omitempty"`
-	Skipped int    `json:"skipped,omitempty"`
-	Error   string `json:"error,omitempty"`
+	StaleKilled int    `json:"stale_killed,omitempty"`
+	Ran         int    `json:"ran,omitempty"`
+	Skipped     int    `json:"skipped,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // journal appends entries to RUNDIR/journal.jsonl: each entry is one
