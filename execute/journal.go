@@ -173,7 +173,7 @@ func DriverRunning(out string) (bool, int) {
 // instant: bwrap's namespace init can then outlive it, blocked and
 // without agent code, holding the run's work tree. The caller holds the
 // run folder's lock, so no live driver owns such a process. It returns
-// how many it killed.
+// how many it killed. Only bwrap processes are considered.
 func killStale(out string) int {
 	needle := []byte(filepath.Join(out, "runs") + "/")
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
@@ -184,8 +184,9 @@ func killStale(out string) int {
 			continue
 		}
 		b, err := os.ReadFile(p)
-		if err != nil || !bytesContains(b, needle) {
-			continue
+		argv0, _, _ := strings.Cut(string(b), "\x00")
+		if err != nil || filepath.Base(argv0) != "bwrap" || !bytesContains(b, needle) {
+			continue // only sandboxes: never, say, a viewer of a log file
 		}
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
 			n++

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
@@ -191,18 +192,18 @@ func Run(opts *RunOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	done := 0
+	done, total := 0, 0
+	if files, err := execute.PatchFiles(opts.Patches); err == nil {
+		total = len(files) * len(spec.Seeds) * opts.Repeats
+	}
+	start := time.Now()
 	sum, err := execute.Run(ctx, execute.Options{
 		Spec: spec, Patches: opts.Patches, Out: opts.Out, Jobs: opts.Jobs, Repeats: opts.Repeats,
 		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus, Meta: opts.Meta, Backend: opts.Backend, Image: opts.Image,
 		OnResult: func(r *execute.Result, skipped bool) {
 			done++
 			if opts.IO.ErrTTY {
-				note := ""
-				if skipped {
-					note = " (done before)"
-				}
-				fmt.Fprintf(opts.IO.ErrOut, "[%d] %s %s%s\n", done, r.RunID, r.Outcome, note)
+				fmt.Fprintf(opts.IO.ErrOut, "%s %s%s\n", progress(done, total, opts.Jobs, time.Since(start)), r.RunID+" "+r.Outcome, map[bool]string{true: " (done before)"}[skipped])
 			}
 		},
 	})
@@ -328,4 +329,19 @@ func checkGPUFlag(v string) error {
 		return cmdutil.Usagef("--gpus %q: want auto, none, or GPU indexes/UUIDs such as 0,2", v)
 	}
 	return nil
+}
+
+// progress is the line printed per finished run on a terminal: runs done
+// of the total, how many are running (at most --jobs) and queued, and an
+// ETA from the mean time per run so far (total may overcount when a patch
+// is given twice).
+func progress(done, total, jobs int, elapsed time.Duration) string {
+	running := min(jobs, max(total-done, 0))
+	queued := max(total-done-running, 0)
+	eta := ""
+	if done > 0 && total > done {
+		left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
+		eta = ", ETA " + left.Round(time.Second).String()
+	}
+	return fmt.Sprintf("[%d/%d done, %d running, %d queued%s]", done, total, running, queued, eta)
 }

@@ -234,3 +234,19 @@ func TestExecuteGoldStatusMeta(t *testing.T) {
 		t.Errorf("--hint lots: %v", err)
 	}
 }
+
+func TestProgress(t *testing.T) {
+	for _, tc := range []struct {
+		done, total, jobs int
+		el                time.Duration
+		want              string
+	}{
+		{1, 10, 2, 3 * time.Second, "[1/10 done, 2 running, 7 queued, ETA 27s]"},
+		{9, 10, 4, 90 * time.Second, "[9/10 done, 1 running, 0 queued, ETA 10s]"},
+		{10, 10, 2, time.Minute, "[10/10 done, 0 running, 0 queued]"},
+	} {
+		if got := progress(tc.done, tc.total, tc.jobs, tc.el); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}
