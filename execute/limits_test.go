@@ -136,3 +136,27 @@ func TestResourceLimitOutcome(t *testing.T) {
 		t.Errorf("stdout %q, want it to start with %q", b, want)
 	}
 }
+
+// TestForkBombPatchOutcome: through the runner, a run that fork-bombs
+// (bounded at 2^9 leaves) ends in resource_limit well before its timeout,
+// and the next run of the batch is unaffected.
+func TestForkBombPatchOutcome(t *testing.T) {
+	t.Parallel()
+	spec := bashTask(t, `if [ "$RDEVAL_SEED" = 1 ]; then f() { [ "$1" -lt 9 ] && { f $(($1+1)) & f $(($1+1)) & }; sleep 30 # rdeval-bombpatch
+}; f 0; wait; fi; echo RESULT: 0`, "pids: 64\n")
+	b, _ := os.ReadFile(spec)
+	os.WriteFile(spec, []byte(strings.Replace(strings.Replace(string(b), "seeds: [1]", "seeds: [1, 2]", 1), "timeout: 20s", "timeout: 60s", 1)), 0o644)
+	dir := writePatches(t, map[string]string{"p.diff": patchCorrect})
+	start := time.Now()
+	sum, _ := runBatch(t, spec, []string{dir}, t.TempDir(), nil)
+	took := time.Since(start)
+	r1, r2 := sum.Results[0], sum.Results[1]
+	t.Logf("fork bomb run: %s (%s), peak %d tasks; batch %v", r1.Outcome, r1.Reason, r1.PeakTasks, took)
+	if r1.Outcome != OutcomeResourceLimit || !strings.HasPrefix(r1.Reason, "processes:") || took > 20*time.Second || r2.Outcome != OutcomeSuccess {
+		t.Errorf("seed 1: %s %s; seed 2: %s; %v", r1.Outcome, r1.Reason, r2.Outcome, took)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if l := leftovers("rdeval-bombpatch"); len(l) > 0 {
+		t.Errorf("%d processes left", len(l))
+	}
+}
