@@ -61,15 +61,17 @@ type Result struct {
 
 // Manifest is RUNDIR/manifest.json: the task and every run planned.
 type Manifest struct {
-	TaskID     string        `json:"task_id"`
-	TaskFile   string        `json:"task_file"`
-	Repo       string        `json:"repo"`
-	BaseCommit string        `json:"base_commit"`
-	Commit     string        `json:"base_commit_resolved"`
-	Sandbox    string        `json:"sandbox"`
-	Backend    string        `json:"backend,omitempty"`
-	UpdatedAt  string        `json:"updated_at"`
-	Runs       []ManifestRun `json:"runs"`
+	TaskID     string `json:"task_id"`
+	TaskFile   string `json:"task_file"`
+	Repo       string `json:"repo"`
+	BaseCommit string `json:"base_commit"`
+	Commit     string `json:"base_commit_resolved"`
+	Sandbox    string `json:"sandbox"`
+	Backend    string `json:"backend,omitempty"`
+	// RdevalVersion is the version of the last driver that used the folder.
+	RdevalVersion string        `json:"rdeval_version,omitempty"`
+	UpdatedAt     string        `json:"updated_at"`
+	Runs          []ManifestRun `json:"runs"`
 }
 
 // ManifestRun is one planned run.

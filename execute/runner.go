@@ -51,6 +51,8 @@ type Options struct {
 	Backend string
 	// Image overrides the spec's image (docker, podman).
 	Image string
+	// Version is rdeval's version, recorded in the manifest.
+	Version string
 	// Meta labels every patch (agent, framework, model, hint level); a
 	// patch's sidecar file PATCH.meta.json overrides it field by field.
 	Meta PatchMeta
@@ -236,7 +238,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer lock.Close()
-	if err := updateManifest(out, s, commit, opts.Sandbox, opts.Backend, plan); err != nil {
+	if err := updateManifest(out, s, commit, opts.Sandbox, opts.Backend, opts.Version, plan); err != nil {
 		return nil, err
 	}
 	jr, err := openJournal(out)
@@ -311,7 +313,7 @@ feed:
 
 // updateManifest writes RUNDIR/manifest.json with the runs planned now
 // added to those of earlier invocations.
-func updateManifest(out string, s *Spec, commit, sandbox, backend string, plan []plannedRun) error {
+func updateManifest(out string, s *Spec, commit, sandbox, backend, version string, plan []plannedRun) error {
 	path := filepath.Join(out, "manifest.json")
 	m := Manifest{}
 	if b, err := os.ReadFile(path); err == nil {
@@ -328,7 +330,7 @@ func updateManifest(out string, s *Spec, commit, sandbox, backend string, plan [
 		return err
 	}
 	m.TaskID, m.TaskFile, m.Repo, m.BaseCommit, m.Commit, m.Sandbox = s.ID, s.File, s.Repo, s.BaseCommit, commit, sandbox
-	m.Backend = backend
+	m.Backend, m.RdevalVersion = backend, version
 	m.UpdatedAt = stamp(time.Now())
 	have := map[string]bool{}
 	for _, r := range m.Runs {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/buildinfo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/execute"
@@ -199,7 +200,7 @@ func Run(opts *RunOptions) error {
 	start := time.Now()
 	sum, err := execute.Run(ctx, execute.Options{
 		Spec: spec, Patches: opts.Patches, Out: opts.Out, Jobs: opts.Jobs, Repeats: opts.Repeats,
-		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus, Meta: opts.Meta, Backend: opts.Backend, Image: opts.Image,
+		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus, Meta: opts.Meta, Backend: opts.Backend, Image: opts.Image, Version: buildinfo.Version(),
 		OnResult: func(r *execute.Result, skipped bool) {
 			done++
 			if opts.IO.ErrTTY {

@@ -119,7 +119,7 @@ func Gold(opts *GoldOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	sum, err := execute.Run(ctx, execute.Options{Spec: spec, Patches: []string{opts.Gold}, Out: opts.Out,
-		Jobs: opts.Jobs, Sandbox: sandbox, GPUs: gpus, NoJudge: true})
+		Jobs: opts.Jobs, Sandbox: sandbox, GPUs: gpus, NoJudge: true, Version: buildinfo.Version()})
 	if err != nil {
 		return err
 	}
