@@ -134,3 +134,36 @@ func TestGoldCalibration(t *testing.T) {
 		t.Errorf("mean without sd: %v", err)
 	}
 }
+
+func TestPatchMeta(t *testing.T) {
+	t.Parallel()
+	for _, h := range []string{"s", "hint", "no_hints ", "HINTS"} {
+		if err := (PatchMeta{Hint: h}).Validate(); err == nil {
+			t.Errorf("hint %q accepted", h)
+		}
+	}
+	for _, h := range []string{"", "no_hints", "hints", "detailed_hints"} {
+		if err := (PatchMeta{Hint: h}).Validate(); err != nil {
+			t.Errorf("hint %q: %v", h, err)
+		}
+	}
+	if err := (PatchMeta{Agent: "a\nb"}).Validate(); err == nil {
+		t.Error("newline in agent accepted")
+	}
+	// Identical patches of different agents are different runs; without
+	// metadata the key is the patch's sha256.
+	if runKey("abc", PatchMeta{}) != "abc" || runKey("abc", PatchMeta{Agent: "x"}) == runKey("abc", PatchMeta{Agent: "y"}) {
+		t.Error("runKey")
+	}
+	dir := t.TempDir()
+	p := dir + "/a.diff"
+	os.WriteFile(p+MetaSuffix, []byte(`{"agent": "x", "colour": "red"}`), 0o644)
+	if _, err := readPatchMeta(p); err == nil || !strings.Contains(err.Error(), "a.diff.meta.json") {
+		t.Errorf("unknown key: %v", err)
+	}
+	os.WriteFile(p+MetaSuffix, []byte(`{"agent": "x", "hint": "hints"}`), 0o644)
+	m, err := readPatchMeta(p)
+	if err != nil || (PatchMeta{Agent: "y", Model: "m"}).over(m) != (PatchMeta{Agent: "x", Model: "m", Hint: "hints"}) {
+		t.Errorf("%+v %v", m, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -30,7 +31,7 @@ var hintLevels = []string{"no_hints", "hints", "detailed_hints"}
 // Validate checks the hint level and that no field holds a control
 // character.
 func (m PatchMeta) Validate() error {
-	if m.Hint != "" && !strings.Contains(strings.Join(hintLevels, " ")+" ", m.Hint+" ") {
+	if m.Hint != "" && !slices.Contains(hintLevels, m.Hint) {
 		return fmt.Errorf("hint %q: want one of %s", m.Hint, strings.Join(hintLevels, ", "))
 	}
 	for _, v := range []string{m.Agent, m.Framework, m.Model} {
