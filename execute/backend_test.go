@@ -199,6 +199,8 @@ if grep -q SIMULATE_TIMEOUT LOG/job.sbatch; then echo "TIMEOUT|0:15"; exit; fi
 rc=$(cat LOG/rc); if [ "$rc" = 0 ]; then echo "COMPLETED|0:0"; else echo "FAILED|$rc:0"; fi
 `,
 		"scancel": "#!/bin/bash\nprintf '%s\\n' \"scancel $*\" >> LOG/calls\n",
+		// The controller forgot the job: the end comes from sacct.
+		"scontrol": "#!/bin/bash\nprintf '%s\\n' \"scontrol $*\" >> LOG/calls\nexit 1\n",
 	}
 	for name, s := range files {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(strings.ReplaceAll(s, "LOG", logDir)), 0o755); err != nil {

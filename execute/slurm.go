@@ -123,20 +123,9 @@ func (c *command) runSlurm(ctx context.Context) (commandResult, error) {
 		break
 	}
 	res.Wall = time.Since(start)
-	acct, err := exec.CommandContext(ctx, "sacct", "--noheader", "--parsable2", "--allocations", "--jobs", id, "--format", "State,ExitCode").Output()
+	state, code, sig, err := slurmEnd(ctx, id)
 	if err != nil {
-		return res, fmt.Errorf("sacct -j %s: %v%s", id, err, stderrOf(err))
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(acct)), "\n")
-	f := strings.Split(line, "|")
-	if len(f) < 2 {
-		return res, fmt.Errorf("sacct -j %s printed %q, not State|ExitCode", id, acct)
-	}
-	state := strings.Fields(f[0] + " ")[0]
-	code, sig := 0, 0
-	if a, b, ok := strings.Cut(f[1], ":"); ok {
-		code, _ = strconv.Atoi(a)
-		sig, _ = strconv.Atoi(b)
+		return res, err
 	}
 	res.ExitCode = code
 	if sig != 0 {
@@ -167,4 +156,41 @@ func stderrOf(err error) string {
 		return ": " + string(bytes.TrimSpace(ee.Stderr))
 	}
 	return ""
+}
+
+// slurmEnd reads a finished job's state and exit code: from `scontrol show
+// job` (works without accounting, while the controller remembers the job,
+// MinJobAge), else from sacct (needs accounting storage).
+func slurmEnd(ctx context.Context, id string) (state string, code, sig int, err error) {
+	parseCode := func(v string) {
+		if a, b, ok := strings.Cut(v, ":"); ok {
+			code, _ = strconv.Atoi(a)
+			sig, _ = strconv.Atoi(b)
+		}
+	}
+	if out, err := exec.CommandContext(ctx, "scontrol", "show", "job", "--oneliner", id).Output(); err == nil {
+		for f := range strings.FieldsSeq(string(out)) {
+			k, v, _ := strings.Cut(f, "=")
+			switch k {
+			case "JobState":
+				state = v
+			case "ExitCode":
+				parseCode(v)
+			}
+		}
+		if state != "" {
+			return state, code, sig, nil
+		}
+	}
+	acct, err := exec.CommandContext(ctx, "sacct", "--noheader", "--parsable2", "--allocations", "--jobs", id, "--format", "State,ExitCode").Output()
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("job %s: neither scontrol nor sacct knows its end: sacct: %v%s", id, err, stderrOf(err))
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(acct)), "\n")
+	f := strings.Split(line, "|")
+	if len(f) < 2 {
+		return "", 0, 0, fmt.Errorf("sacct -j %s printed %q, not State|ExitCode", id, acct)
+	}
+	parseCode(f[1])
+	return strings.Fields(f[0] + " ")[0], code, sig, nil
 }
