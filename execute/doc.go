@@ -11,6 +11,7 @@
 //   - exec_error: the task's command fails (non-zero exit, missing entry
 //     point, missing result files);
 //   - timeout: the command runs past the task's time limit;
+//   - resource_limit: the command exceeds its process or memory limit;
 //   - wrong_result: the command succeeds but its result misses the gold
 //     criterion;
 //   - success: the result meets the gold criterion.
@@ -35,6 +36,14 @@
 // go-gitdiff does, which need not be exactly how git apply or patch read it,
 // so the code that applies patches must still apply them inside the sandbox
 // and check the files actually changed.
+//
+// Run executes a batch (patches × seeds × repeats) with GPU and CPU
+// scheduling (DiscoverGPUs, SelectGPUs; each run gets its GPUs alone,
+// by UUID and device binds), resource limits (Limits), an append-only
+// journal and resume (ReadJournal, Status), on the local sandbox or the
+// docker, podman or slurm backends. Calibrate and WriteGold make the
+// calibrated success ranges of `rdeval execute gold`. docs/execute.md is
+// the full reference.
 //
 // # Dependencies
 //

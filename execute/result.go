@@ -15,13 +15,17 @@ type Result struct {
 	PatchSHA256 string `json:"patch_sha256"`
 	Seed        int64  `json:"seed"`
 	Repeat      int    `json:"repeat"`
-	Outcome     string `json:"outcome"`
+	// PatchMeta: agent, framework, model, hint (omitted when unset).
+	PatchMeta
+	Outcome string `json:"outcome"`
 	// Reason says why the outcome is not success ("" for success).
 	Reason      string `json:"reason"`
 	ApplyMethod string `json:"apply_method"`
 	// FailedFile is the file the patch failed on (patch_failed only).
 	FailedFile string `json:"failed_file,omitempty"`
 	Sandbox    string `json:"sandbox"`
+	// Backend is where the commands ran: local, docker, podman or slurm.
+	Backend    string `json:"backend,omitempty"`
 	BaseCommit string `json:"base_commit"`
 	// Metrics are the values found; MetricErrors say why others are not.
 	Metrics      map[string]float64 `json:"metrics"`
@@ -33,8 +37,19 @@ type Result struct {
 	CPUS          float64 `json:"cpu_s"`
 	MaxRSSKB      int64   `json:"max_rss_kb"`
 	LogsTruncated bool    `json:"logs_truncated,omitempty"`
-	StartedAt     string  `json:"started_at"`
-	FinishedAt    string  `json:"finished_at"`
+	// PeakTasks and PeakRSSKB are the largest process+thread count and
+	// summed resident set the watchdog sampled (every 50 ms).
+	PeakTasks int   `json:"peak_tasks"`
+	PeakRSSKB int64 `json:"peak_rss_kb"`
+	// LimitPIDs and LimitMemoryBytes are the limits the run had (0: none).
+	LimitPIDs        int   `json:"limit_pids"`
+	LimitMemoryBytes int64 `json:"limit_memory_bytes"`
+	// GPUs are the GPUs assigned to the run (CUDA_VISIBLE_DEVICES holds
+	// their UUIDs); CPUs the CPUs it was pinned to.
+	GPUs       []GPU  `json:"gpus,omitempty"`
+	CPUs       []int  `json:"cpus,omitempty"`
+	StartedAt  string `json:"started_at"`
+	FinishedAt string `json:"finished_at"`
 	// FilesEdited are the paths the patch touches (both sides of renames).
 	FilesEdited  []string `json:"files_edited"`
 	LinesAdded   int      `json:"lines_added"`
@@ -46,14 +61,17 @@ type Result struct {
 
 // Manifest is RUNDIR/manifest.json: the task and every run planned.
 type Manifest struct {
-	TaskID     string        `json:"task_id"`
-	TaskFile   string        `json:"task_file"`
-	Repo       string        `json:"repo"`
-	BaseCommit string        `json:"base_commit"`
-	Commit     string        `json:"base_commit_resolved"`
-	Sandbox    string        `json:"sandbox"`
-	UpdatedAt  string        `json:"updated_at"`
-	Runs       []ManifestRun `json:"runs"`
+	TaskID     string `json:"task_id"`
+	TaskFile   string `json:"task_file"`
+	Repo       string `json:"repo"`
+	BaseCommit string `json:"base_commit"`
+	Commit     string `json:"base_commit_resolved"`
+	Sandbox    string `json:"sandbox"`
+	Backend    string `json:"backend,omitempty"`
+	// RdevalVersion is the version of the last driver that used the folder.
+	RdevalVersion string        `json:"rdeval_version,omitempty"`
+	UpdatedAt     string        `json:"updated_at"`
+	Runs          []ManifestRun `json:"runs"`
 }
 
 // ManifestRun is one planned run.
@@ -63,6 +81,7 @@ type ManifestRun struct {
 	PatchSHA256 string `json:"patch_sha256"`
 	Seed        int64  `json:"seed"`
 	Repeat      int    `json:"repeat"`
+	PatchMeta
 }
 
 // writeJSONAtomic writes v as indented JSON to path through a temporary

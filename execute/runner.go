@@ -38,6 +38,28 @@ type Options struct {
 	// KeepWork leaves each run's work tree in place; by default it is
 	// removed once result.json is written (keep globs copy files out).
 	KeepWork bool
+	// GPUs are the GPUs runs may use (see DiscoverGPUs, SelectGPUs); each
+	// run gets Spec.GPUs of them for itself, waiting while they are taken.
+	GPUs []GPU
+	// GPUHost says where the GPUs' device nodes are (default /dev).
+	GPUHost GPUHost
+	// CPUSet are the CPUs runs may be pinned to when Spec.CPUs > 0 (nil:
+	// the CPUs this process may use).
+	CPUSet []int
+	// Backend is BackendLocal (default), BackendDocker, BackendPodman or
+	// BackendSlurm.
+	Backend string
+	// Image overrides the spec's image (docker, podman).
+	Image string
+	// Version is rdeval's version, recorded in the manifest.
+	Version string
+	// Meta labels every patch (agent, framework, model, hint level); a
+	// patch's sidecar file PATCH.meta.json overrides it field by field.
+	Meta PatchMeta
+	// NoJudge runs without applying the success criterion (gold runs,
+	// which calibrate it): a run that exits 0 with every metric found is
+	// success.
+	NoJudge bool
 	// OnResult, if set, is called after each run finishes or is skipped
 	// (from the worker goroutines, one call at a time).
 	OnResult func(r *Result, skipped bool)
@@ -113,8 +135,46 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if s == nil {
 		return nil, errors.New("execute: no task spec")
 	}
-	if s.GPUs > 0 {
-		return nil, fmt.Errorf("execute: task %s needs %d GPUs per run; GPU scheduling is not implemented yet (only gpus: 0 tasks run)", s.ID, s.GPUs)
+	switch opts.Backend {
+	case "":
+		opts.Backend = BackendLocal
+	case BackendLocal, BackendSlurm:
+	case BackendDocker, BackendPodman:
+		opts.Sandbox = SandboxNone // the container is the sandbox; recorded as the engine's name
+		if opts.Image == "" {
+			opts.Image = s.Image
+		}
+		if opts.Image == "" {
+			return nil, fmt.Errorf("execute: the %s backend needs a container image: give image: in %s or --image", opts.Backend, s.File)
+		}
+	default:
+		return nil, fmt.Errorf("execute: unknown backend %q (want local, docker, podman or slurm)", opts.Backend)
+	}
+	if opts.Backend == BackendSlurm {
+		// Slurm grants GPUs (--gres) and CPUs on its nodes.
+	} else if s.GPUs > len(opts.GPUs) {
+		if len(opts.GPUs) == 0 {
+			return nil, fmt.Errorf("execute: task %s needs %d GPUs per run and none are available (--gpus none, or no GPU found)", s.ID, s.GPUs)
+		}
+		return nil, fmt.Errorf("execute: task %s needs %d GPUs per run but only %d are available (--gpus)", s.ID, s.GPUs, len(opts.GPUs))
+	}
+	if s.CPUs > 0 && opts.CPUSet == nil && opts.Backend != BackendSlurm {
+		set, err := allowedCPUs("/proc/self/status")
+		if err != nil {
+			return nil, err
+		}
+		opts.CPUSet = set
+	}
+	if s.CPUs > len(opts.CPUSet) && s.CPUs > 0 && opts.Backend != BackendSlurm {
+		return nil, fmt.Errorf("execute: task %s needs %d CPUs per run but only %d are available to this process", s.ID, s.CPUs, len(opts.CPUSet))
+	}
+	if s.GPUs > 0 && opts.Sandbox == SandboxBwrap && opts.Backend == BackendLocal {
+		if len(gpuDeviceBinds(opts.GPUHost, opts.GPUs[:1])) == 0 {
+			return nil, fmt.Errorf("execute: task %s needs GPUs but no /dev/nvidia* device nodes exist under %s", s.ID, opts.GPUHost.devDir())
+		}
+	}
+	if u := s.Uncalibrated(); len(u) > 0 && !opts.NoJudge {
+		return nil, fmt.Errorf("execute: task %s: success.range.%s gives no mean and sd and %s does not calibrate it: run rdeval execute gold first", s.ID, u[0], GoldFile(s.File))
 	}
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
@@ -144,14 +204,22 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		}
 		sum := sha256.Sum256(data)
 		sha := hex.EncodeToString(sum[:])
+		side, err := readPatchMeta(f)
+		if err != nil {
+			return nil, err
+		}
+		meta := opts.Meta.over(side)
+		if err := meta.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
 		for _, seed := range s.Seeds {
 			for rep := 1; rep <= opts.Repeats; rep++ {
-				id := RunID(s.ID, sha, seed, rep)
+				id := RunID(s.ID, runKey(sha, meta), seed, rep)
 				if seen[id] {
 					continue // the same patch content given twice
 				}
 				seen[id] = true
-				plan = append(plan, plannedRun{ManifestRun{RunID: id, PatchFile: f, PatchSHA256: sha, Seed: seed, Repeat: rep}, data})
+				plan = append(plan, plannedRun{ManifestRun{RunID: id, PatchFile: f, PatchSHA256: sha, Seed: seed, Repeat: rep, PatchMeta: meta}, data})
 			}
 		}
 	}
@@ -165,10 +233,24 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if out, err = absDir(out); err != nil {
 		return nil, err
 	}
-	if err := updateManifest(out, s, commit, opts.Sandbox, plan); err != nil {
+	lock, err := lockRunDir(out)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	if err := updateManifest(out, s, commit, opts.Sandbox, opts.Backend, opts.Version, plan); err != nil {
+		return nil, err
+	}
+	jr, err := openJournal(out)
+	if err != nil {
+		return nil, err
+	}
+	defer jr.close()
+	if err := jr.add(JournalEntry{Event: EventBatchStart, Planned: len(plan), StaleKilled: killStale(out)}); err != nil {
 		return nil, err
 	}
 
+	b := &batch{opts: &opts, out: out, commit: commit, gpus: newPool(len(opts.GPUs)), cpus: newPool(len(opts.CPUSet)), journal: jr}
 	sum := &Summary{Results: make([]*Result, len(plan))}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -181,7 +263,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, skipped, err := runOne(ctx, &opts, out, commit, &plan[i])
+				r, skipped, err := b.runOne(ctx, &plan[i])
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -216,6 +298,13 @@ feed:
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
+	end := JournalEntry{Event: EventBatchEnd, Ran: sum.Ran, Skipped: sum.Skipped}
+	if firstErr != nil {
+		end.Error = firstErr.Error()
+	}
+	if err := jr.add(end); err != nil && firstErr == nil {
+		firstErr = err
+	}
 	if firstErr != nil {
 		return sum, firstErr
 	}
@@ -224,7 +313,7 @@ feed:
 
 // updateManifest writes RUNDIR/manifest.json with the runs planned now
 // added to those of earlier invocations.
-func updateManifest(out string, s *Spec, commit, sandbox string, plan []plannedRun) error {
+func updateManifest(out string, s *Spec, commit, sandbox, backend, version string, plan []plannedRun) error {
 	path := filepath.Join(out, "manifest.json")
 	m := Manifest{}
 	if b, err := os.ReadFile(path); err == nil {
@@ -241,6 +330,7 @@ func updateManifest(out string, s *Spec, commit, sandbox string, plan []plannedR
 		return err
 	}
 	m.TaskID, m.TaskFile, m.Repo, m.BaseCommit, m.Commit, m.Sandbox = s.ID, s.File, s.Repo, s.BaseCommit, commit, sandbox
+	m.Backend, m.RdevalVersion = backend, version
 	m.UpdatedAt = stamp(time.Now())
 	have := map[string]bool{}
 	for _, r := range m.Runs {
@@ -255,16 +345,28 @@ func updateManifest(out string, s *Spec, commit, sandbox string, plan []plannedR
 	return writeJSONAtomic(path, &m)
 }
 
+// batch is what the runs of one invocation share.
+type batch struct {
+	opts        *Options
+	out, commit string
+	gpus, cpus  *pool // slots index opts.GPUs and opts.CPUSet
+	journal     *journal
+}
+
 // runOne does one run, or returns its earlier result.
-func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRun) (*Result, bool, error) {
+func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error) {
+	opts, out, commit := b.opts, b.out, b.commit
 	s := opts.Spec
 	dir := filepath.Join(out, "runs", p.RunID)
 	resPath := filepath.Join(dir, "result.json")
 	if r, err := ReadResult(resPath); err == nil && r.RunID == p.RunID && r.TaskID == s.ID &&
-		r.PatchSHA256 == p.PatchSHA256 && r.Seed == p.Seed && r.Repeat == p.Repeat {
+		r.PatchSHA256 == p.PatchSHA256 && r.Seed == p.Seed && r.Repeat == p.Repeat && r.PatchMeta == p.PatchMeta {
 		return r, true, nil
 	}
 	// Unfinished (or unreadable) run: start over.
+	if err := b.journal.add(JournalEntry{Event: EventRunStart, RunID: p.RunID}); err != nil {
+		return nil, false, err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, false, err
 	}
@@ -273,11 +375,14 @@ func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRu
 	}
 	started := time.Now()
 	r := &Result{RunID: p.RunID, TaskID: s.ID, PatchFile: p.PatchFile, PatchSHA256: p.PatchSHA256,
-		Seed: p.Seed, Repeat: p.Repeat, Sandbox: opts.Sandbox, BaseCommit: commit,
+		Seed: p.Seed, Repeat: p.Repeat, PatchMeta: p.PatchMeta, Sandbox: opts.Sandbox, BaseCommit: commit,
 		Metrics: map[string]float64{}, FilesEdited: []string{}, StartedAt: stamp(started)}
 	finish := func() (*Result, bool, error) {
 		r.FinishedAt = stamp(time.Now())
 		if err := writeJSONAtomic(resPath, r); err != nil {
+			return nil, false, err
+		}
+		if err := b.journal.add(JournalEntry{Event: EventRunFinish, RunID: r.RunID, Outcome: r.Outcome, Reason: oneLine(r.Reason, 300)}); err != nil {
 			return nil, false, err
 		}
 		if !opts.KeepWork {
@@ -336,47 +441,96 @@ func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRu
 	}
 	r.ApplyMethod = method
 
+	// GPUs and CPUs of its own for the time the commands run (Slurm
+	// grants them on its nodes instead).
+	needGPUs, needCPUs := s.GPUs, s.CPUs
+	if opts.Backend == BackendSlurm {
+		needGPUs, needCPUs = 0, 0
+	}
+	gslots, err := b.gpus.acquire(ctx, needGPUs)
+	if err != nil {
+		return nil, false, fmt.Errorf("waiting for %d GPUs: %w", s.GPUs, err)
+	}
+	defer b.gpus.release(gslots)
+	cslots, err := b.cpus.acquire(ctx, needCPUs)
+	if err != nil {
+		return nil, false, fmt.Errorf("waiting for %d CPUs: %w", s.CPUs, err)
+	}
+	defer b.cpus.release(cslots)
+	var gpus []GPU
+	for _, i := range gslots {
+		gpus = append(gpus, opts.GPUs[i])
+	}
+	var cpus []int
+	for _, i := range cslots {
+		cpus = append(cpus, opts.CPUSet[i])
+	}
+	r.GPUs, r.CPUs = gpus, cpus
+	limits := Limits{PIDs: s.PIDs, MemoryBytes: s.MemoryBytes, AddressSpace: s.GPUs == 0}
+	r.LimitPIDs, r.LimitMemoryBytes = limits.PIDs, limits.MemoryBytes
+	var devices []string
+	if opts.Sandbox == SandboxBwrap && opts.Backend == BackendLocal {
+		devices = gpuDeviceBinds(opts.GPUHost, gpus)
+	}
+
 	env := sandboxEnv(s.Env, map[string]string{
 		"RDEVAL_SEED":   strconv.FormatInt(p.Seed, 10),
 		"RDEVAL_REPEAT": strconv.Itoa(p.Repeat),
 		"RDEVAL_RUN_ID": p.RunID,
 		"RDEVAL_TASK":   s.ID,
-	})
+	}, gpus, s.CPUs)
 	hide := []string{s.Repo, out}
 	if s.File != "" {
 		if a, err := filepath.Abs(s.File); err == nil {
 			hide = append(hide, filepath.Dir(a))
 		}
 	}
+	r.Backend = opts.Backend
+	if opts.Backend == BackendDocker || opts.Backend == BackendPodman {
+		r.Sandbox = opts.Backend
+	}
+	mk := func(phase, script, stdout, stderr string, deadline time.Time) *command {
+		return &command{Sandbox: opts.Sandbox, Script: script, Dir: work, Env: env,
+			Stdout: stdout, Stderr: stderr, Deadline: deadline, Hide: hide,
+			Devices: devices, CPUs: cpus, Limits: limits, Backend: opts.Backend, Image: opts.Image,
+			Name: "rdeval-" + p.RunID + "-" + phase, GPUs: gpus, SlurmGPUs: s.GPUs, SlurmCPUs: s.CPUs}
+	}
 	deadline := time.Now().Add(s.Timeout)
 	var cr commandResult
 	if strings.TrimSpace(s.Setup) != "" {
 		setupLog := filepath.Join(dir, "setup.log")
-		cr, err = (&command{Sandbox: opts.Sandbox, Script: s.Setup, Dir: work, Env: env,
-			Stdout: setupLog, Stderr: setupLog, Deadline: deadline, Hide: hide}).run(ctx)
+		cr, err = mk("setup", s.Setup, setupLog, setupLog, deadline).run(ctx)
 		if err != nil {
 			return nil, false, fmt.Errorf("setup: %w", err)
 		}
 		r.WallS, r.CPUS = cr.Wall.Seconds(), cr.CPU.Seconds()
-		if cr.TimedOut || cr.ExitCode != 0 {
+		r.PeakTasks, r.PeakRSSKB = cr.PeakTasks, cr.PeakRSS>>10
+		if cr.TimedOut || cr.ExitCode != 0 || cr.LimitHit != "" {
 			code := cr.ExitCode
 			r.ExitCode = &code
 			r.Outcome, r.Reason = OutcomeExecError, fmt.Sprintf("setup exited with status %d (see setup.log)", code)
-			if cr.TimedOut {
+			switch {
+			case cr.TimedOut:
 				r.Outcome, r.Reason = OutcomeTimeout, fmt.Sprintf("setup ran past the %v timeout", s.Timeout)
+			case cr.LimitHit != "":
+				r.Outcome, r.Reason = OutcomeResourceLimit, "setup: "+cr.LimitHit
+			default:
+				if why := limitFromStderr(setupLog, limits); why != "" {
+					r.Outcome, r.Reason = OutcomeResourceLimit, "setup: "+why
+				}
 			}
 			return finish()
 		}
 	}
 	setupWall, setupCPU := r.WallS, r.CPUS
-	cr, err = (&command{Sandbox: opts.Sandbox, Script: s.Run, Dir: work, Env: env,
-		Stdout: filepath.Join(dir, "stdout.log"), Stderr: filepath.Join(dir, "stderr.log"), Deadline: deadline, Hide: hide}).run(ctx)
+	cr, err = mk("run", s.Run, filepath.Join(dir, "stdout.log"), filepath.Join(dir, "stderr.log"), deadline).run(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("run: %w", err)
 	}
 	code := cr.ExitCode
 	r.ExitCode = &code
 	r.WallS, r.CPUS, r.MaxRSSKB, r.LogsTruncated = setupWall+cr.Wall.Seconds(), setupCPU+cr.CPU.Seconds(), cr.MaxRSSKB, cr.Truncated
+	r.PeakTasks, r.PeakRSSKB = max(r.PeakTasks, cr.PeakTasks), max(r.PeakRSSKB, cr.PeakRSS>>10)
 
 	vals, merrs := extractMetrics(s, filepath.Join(dir, "stdout.log"), work)
 	r.Metrics = vals
@@ -387,6 +541,10 @@ func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRu
 	switch {
 	case cr.TimedOut:
 		r.Outcome, r.Reason = OutcomeTimeout, fmt.Sprintf("ran past the %v timeout", s.Timeout)
+	case cr.LimitHit != "":
+		r.Outcome, r.Reason = OutcomeResourceLimit, cr.LimitHit
+	case code != 0 && limitFromStderr(filepath.Join(dir, "stderr.log"), limits) != "":
+		r.Outcome, r.Reason = OutcomeResourceLimit, limitFromStderr(filepath.Join(dir, "stderr.log"), limits)
 	case code != 0:
 		r.Outcome, r.Reason = OutcomeExecError, fmt.Sprintf("exited with status %d", code)
 	case len(merrs) > 0:
@@ -395,6 +553,8 @@ func runOne(ctx context.Context, opts *Options, out, commit string, p *plannedRu
 			b = append(b, k+": "+merrs[k])
 		}
 		r.Outcome, r.Reason = OutcomeExecError, "missing metric: "+strings.Join(b, "; ")
+	case opts.NoJudge:
+		r.Outcome, r.Reason = OutcomeSuccess, ""
 	default:
 		r.Outcome, r.Reason = s.Success.Judge(vals)
 	}
@@ -449,4 +609,13 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// oneLine shortens s to one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n-3] + "..."
+	}
+	return s
 }

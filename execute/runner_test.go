@@ -532,7 +532,7 @@ func TestSandboxWritesConfined(t *testing.T) {
 	}
 }
 
-func TestRefusesGPUTasks(t *testing.T) {
+func TestGPUTaskWithoutGPUs(t *testing.T) {
 	t.Parallel()
 	spec := toyTask(t, strings.Replace(minimalSpec, "gpus: 0", "gpus: 1", 1))
 	s, err := LoadSpec(spec)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,7 +45,7 @@ func DetectSandbox(allowNone bool) (string, error) {
 		return SandboxNone, nil
 	}
 	if p, err := exec.LookPath("bwrap"); err == nil {
-		args := append(bwrapArgs(os.TempDir(), nil), "--", "true")
+		args := append(bwrapArgs(os.TempDir(), nil, nil), "--", "true")
 		if exec.Command(p, args...).Run() == nil {
 			return SandboxBwrap, nil
 		}
@@ -68,19 +69,26 @@ func DetectSandbox(allowNone bool) (string, error) {
 // and the run folder, so that agent code reads neither gold values, the
 // repository's later history nor other runs); folders less than two
 // levels deep (/, /root, /home) are never hidden.
-func bwrapArgs(work string, hide []string) []string {
+//
+// devices are host device nodes (the assigned GPUs' /dev/nvidia* nodes)
+// bound with --dev-bind into the private /dev under their base name.
+func bwrapArgs(work string, hide, devices []string) []string {
 	var h []string
 	for _, d := range hide {
 		if d = filepath.Clean(d); filepath.IsAbs(d) && strings.Count(d, "/") >= 2 {
 			h = append(h, "--tmpfs", d)
 		}
 	}
-	return append(append([]string{
+	args := []string{
 		"--ro-bind", "/", "/",
-		"--dev", "/dev",
+		"--dev", "/dev"}
+	for _, d := range devices {
+		args = append(args, "--dev-bind", d, "/dev/"+filepath.Base(d))
+	}
+	return append(append(append(args,
 		"--proc", "/proc",
 		"--tmpfs", "/tmp",
-		"--tmpfs", "/var/tmp"}, h...),
+		"--tmpfs", "/var/tmp"), h...),
 		"--bind", work, work,
 		"--chdir", work,
 		"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -109,12 +117,34 @@ type command struct {
 	Deadline time.Time
 	// Hide are folders bwrap hides (see bwrapArgs).
 	Hide []string
+	// Devices are device nodes bound into the bwrap sandbox.
+	Devices []string
+	// CPUs, when set, pins the command to these CPUs (taskset -c).
+	CPUs []int
+	// Limits bound processes and memory (see Limits).
+	Limits Limits
+	// Backend is BackendLocal ("" too), BackendDocker or BackendPodman;
+	// containers run Image under the unique Name with GPUs.
+	Backend string
+	Image   string
+	Name    string
+	GPUs    []GPU
+	// SlurmGPUs and SlurmCPUs are the job's --gres=gpu:N and
+	// --cpus-per-task (BackendSlurm).
+	SlurmGPUs, SlurmCPUs int
 }
+
+func (c *command) container() bool { return c.Backend == BackendDocker || c.Backend == BackendPodman }
 
 // commandResult is what running a command gives.
 type commandResult struct {
-	ExitCode  int
-	TimedOut  bool
+	ExitCode int
+	TimedOut bool
+	// LimitHit says which resource limit stopped the command ("" when
+	// none did).
+	LimitHit  string
+	PeakTasks int
+	PeakRSS   int64
 	Wall      time.Duration
 	CPU       time.Duration
 	MaxRSSKB  int64
@@ -123,17 +153,13 @@ type commandResult struct {
 
 // run runs c and waits for it and for every process it started.
 func (c *command) run(ctx context.Context) (commandResult, error) {
+	if c.Backend == BackendSlurm {
+		return c.runSlurm(ctx)
+	}
 	var res commandResult
-	var argv []string
-	switch c.Sandbox {
-	case SandboxBwrap:
-		argv = append(append([]string{"bwrap"}, bwrapArgs(c.Dir, c.Hide)...), "--", "bash", "-c", c.Script)
-	case SandboxUnshare:
-		argv = append(append([]string{"unshare"}, unshareArgs()...), "bash", "-c", c.Script)
-	case SandboxNone:
-		argv = []string{"bash", "-c", c.Script}
-	default:
-		return res, fmt.Errorf("unknown sandbox %q", c.Sandbox)
+	argv, err := c.argv()
+	if err != nil {
+		return res, err
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -171,6 +197,12 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 		return res, err
 	}
 	pgid := cmd.Process.Pid
+	wl := c.Limits
+	if c.container() {
+		// The engine enforces the limits; locally there is only its client.
+		wl = Limits{}
+	}
+	wd := startWatchdog(wl, pgid, pgid)
 	var wg sync.WaitGroup
 	var truncOut, truncErr bool
 	wg.Add(2)
@@ -186,11 +218,23 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	case waitErr = <-done:
 	case <-timer.C:
 		res.TimedOut = true
-		waitErr = terminate(pgid, done)
+		waitErr = c.terminate(pgid, done)
+	case why := <-wd.hit:
+		res.LimitHit = why
+		waitErr = <-done
 	case <-ctx.Done():
-		waitErr = terminate(pgid, done)
+		waitErr = c.terminate(pgid, done)
 	}
 	res.Wall = time.Since(start)
+	wd.finish()
+	select {
+	case why := <-wd.hit: // hit while the command was ending anyway
+		if res.LimitHit == "" && !res.TimedOut {
+			res.LimitHit = why
+		}
+	default:
+	}
+	res.PeakTasks, res.PeakRSS = wd.peakTask, wd.peakRSS
 	// Background processes the command left behind.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	pipesDone := make(chan struct{})
@@ -207,6 +251,9 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	outR.Close()
 	errR.Close()
 	res.Truncated = truncOut || truncErr
+	if c.container() {
+		c.containerCleanup(&res)
+	}
 	if ps := cmd.ProcessState; ps != nil {
 		res.CPU = ps.UserTime() + ps.SystemTime()
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
@@ -227,14 +274,50 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	return res, nil
 }
 
-// terminate sends SIGTERM to the process group, SIGKILL after killGrace,
-// and returns the command's wait error.
-func terminate(pgid int, done <-chan error) error {
+// argv is the command line: [taskset -c CPUS] sandbox bash -c PRELUDE
+// rdeval-limits SCRIPT (see limitPrelude).
+func (c *command) argv() ([]string, error) {
+	if c.container() {
+		if c.Image == "" || c.Name == "" {
+			return nil, fmt.Errorf("%s backend: no image (spec image: or --image)", c.Backend)
+		}
+		return c.containerArgs(), nil
+	}
+	var argv []string
+	if len(c.CPUs) > 0 {
+		cpus := make([]string, len(c.CPUs))
+		for i, n := range c.CPUs {
+			cpus[i] = strconv.Itoa(n)
+		}
+		argv = []string{"taskset", "-c", strings.Join(cpus, ",")}
+	}
+	inner := []string{"bash", "-c", limitPrelude(c.Limits, c.Sandbox == SandboxBwrap), "rdeval-limits", c.Script}
+	switch c.Sandbox {
+	case SandboxBwrap:
+		argv = append(append(append(argv, "bwrap"), bwrapArgs(c.Dir, c.Hide, c.Devices)...), "--")
+	case SandboxUnshare:
+		argv = append(append(argv, "unshare"), unshareArgs()...)
+	case SandboxNone:
+	default:
+		return nil, fmt.Errorf("unknown sandbox %q", c.Sandbox)
+	}
+	return append(argv, inner...), nil
+}
+
+// terminate sends SIGTERM to the process group (and the container), SIGKILL
+// after killGrace, and returns the command's wait error.
+func (c *command) terminate(pgid int, done <-chan error) error {
+	if c.container() {
+		c.containerKill("TERM")
+	}
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case err := <-done:
 		return err
 	case <-time.After(killGrace):
+		if c.container() {
+			c.containerKill("KILL")
+		}
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		return <-done
 	}
@@ -255,7 +338,11 @@ func copyCapped(w io.Writer, r io.Reader, limit int64) bool {
 // need (PATH, HOME, locale, pyenv/conda/virtualenv roots), then the spec's
 // env, then RDEVAL_*. Nothing else of the driver's environment (tokens,
 // credentials) reaches agent code.
-func sandboxEnv(extra map[string]string, rdeval map[string]string) []string {
+//
+// gpus sets CUDA_VISIBLE_DEVICES and NVIDIA_VISIBLE_DEVICES to the UUIDs of
+// the run's GPUs (empty and "void" without GPUs); cpus > 0 sets
+// OMP_NUM_THREADS unless the spec's env does.
+func sandboxEnv(extra map[string]string, rdeval map[string]string, gpus []GPU, cpus int) []string {
 	keep := []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM",
 		"PYENV_ROOT", "PYENV_VERSION", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE", "VIRTUAL_ENV"}
 	var env []string
@@ -264,7 +351,11 @@ func sandboxEnv(extra map[string]string, rdeval map[string]string) []string {
 			env = append(env, k+"="+v)
 		}
 	}
-	env = append(env, "TMPDIR=/tmp", "PYTHONUNBUFFERED=1", "CUDA_VISIBLE_DEVICES=")
+	env = append(env, "TMPDIR=/tmp", "PYTHONUNBUFFERED=1")
+	env = append(env, gpuEnv(gpus)...)
+	if _, set := extra["OMP_NUM_THREADS"]; cpus > 0 && !set {
+		env = append(env, "OMP_NUM_THREADS="+strconv.Itoa(cpus))
+	}
 	for _, k := range sortedKeys(extra) {
 		env = append(env, k+"="+extra[k])
 	}

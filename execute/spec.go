@@ -39,8 +39,18 @@ type Spec struct {
 	Env map[string]string
 	// Timeout bounds Setup and Run together.
 	Timeout time.Duration
-	// GPUs is the number of GPUs each run needs (only 0 is supported yet).
+	// GPUs is the number of GPUs each run needs.
 	GPUs int
+	// CPUs, when > 0, pins each run to that many CPUs of its own.
+	CPUs int
+	// MemoryBytes, when > 0, bounds each run's resident memory (and, for
+	// CPU tasks, each process's address space); see Limits.
+	MemoryBytes int64
+	// PIDs bounds each run's processes plus threads (DefaultPIDs when the
+	// spec sets none).
+	PIDs int
+	// Image is the container image of the docker and podman backends.
+	Image string
 	// Seeds are the seeds each patch is run with, as $RDEVAL_SEED.
 	Seeds []int64
 	// Metrics are the extractors by metric name.
@@ -91,11 +101,51 @@ type ExactTarget struct {
 	Tol   float64
 }
 
-// RangeTarget is a gold range: mean ± M·SD.
+// RangeTarget is a gold range: mean ± M·SD. A target that gives neither
+// mean nor sd ({} or {m: 3}) is Calibrated: LoadSpec takes its mean, sd
+// (and m, unless given) from the spec's .gold.yaml file (see GoldFile).
 type RangeTarget struct {
 	Mean float64  `yaml:"mean"`
 	SD   float64  `yaml:"sd"`
 	M    *float64 `yaml:"m"`
+	// Calibrated is set while mean and sd are still to come from the
+	// calibration file.
+	Calibrated bool `yaml:"-"`
+	// From is the calibration file mean and sd came from ("" when inline).
+	From string `yaml:"-"`
+}
+
+// UnmarshalYAML reads {mean, sd, m}: both mean and sd, or neither (then
+// the target is calibrated); unknown keys are errors.
+func (t *RangeTarget) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: range target: want {mean: M, sd: S, m: 2}, or {} to use the calibrated range", n.Line)
+	}
+	var haveMean, haveSD bool
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		var err error
+		switch k.Value {
+		case "mean":
+			haveMean, err = true, v.Decode(&t.Mean)
+		case "sd":
+			haveSD, err = true, v.Decode(&t.SD)
+		case "m":
+			var m float64
+			err = v.Decode(&m)
+			t.M = &m
+		default:
+			return fmt.Errorf("line %d: unknown field %q (want mean, sd, m)", k.Line, k.Value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if haveMean != haveSD {
+		return fmt.Errorf("line %d: range target: give both mean and sd, or neither to use the calibrated range (rdeval execute gold)", n.Line)
+	}
+	t.Calibrated = !haveMean
+	return nil
 }
 
 // AllTarget is one metric of an `all` criterion.
@@ -147,6 +197,10 @@ type rawSpec struct {
 	Env        map[string]string    `yaml:"env"`
 	Timeout    yaml.Node            `yaml:"timeout"`
 	GPUs       int                  `yaml:"gpus"`
+	CPUs       int                  `yaml:"cpus"`
+	Memory     string               `yaml:"memory"`
+	PIDs       *int                 `yaml:"pids"`
+	Image      string               `yaml:"image"`
 	Seeds      []int64              `yaml:"seeds"`
 	Metrics    map[string]Extractor `yaml:"metrics"`
 	Keep       []string             `yaml:"keep"`
@@ -192,6 +246,9 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, err
 	}
 	s.File = path
+	if err := s.fillCalibrated(path); err != nil {
+		return nil, &SpecError{File: path, Msg: err.Error()}
+	}
 	return s, nil
 }
 
@@ -230,10 +287,28 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 		return fail("run is required")
 	case raw.GPUs < 0:
 		return fail("gpus %d: want 0 or more", raw.GPUs)
+	case raw.CPUs < 0:
+		return fail("cpus %d: want 0 (no pinning) or more", raw.CPUs)
+	case raw.PIDs != nil && (*raw.PIDs < 16 || *raw.PIDs > 1<<22):
+		return fail("pids %d: want 16 to 4194304 processes and threads", *raw.PIDs)
 	case len(raw.Seeds) == 0:
 		return fail("seeds is required (a list, e.g. [1])")
 	case len(raw.Metrics) == 0:
 		return fail("metrics is required")
+	}
+	s.CPUs, s.PIDs, s.Image = raw.CPUs, DefaultPIDs, raw.Image
+	if raw.PIDs != nil {
+		s.PIDs = *raw.PIDs
+	}
+	if raw.Memory != "" {
+		m, err := ParseMemory(raw.Memory)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if m < 16<<20 {
+			return fail("memory %q: want at least 16M", raw.Memory)
+		}
+		s.MemoryBytes = m
 	}
 	s.Repo = raw.Repo
 	if !filepath.IsAbs(s.Repo) {
@@ -249,6 +324,9 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 	for k := range raw.Env {
 		if !envNameRe.MatchString(k) || strings.HasPrefix(k, "RDEVAL_") {
 			return fail("env %q: want a variable name not starting with RDEVAL_", k)
+		}
+		if k == "CUDA_VISIBLE_DEVICES" || k == "NVIDIA_VISIBLE_DEVICES" {
+			return fail("env %q: rdeval sets it to the GPUs assigned to each run (gpus: N)", k)
 		}
 	}
 	if raw.Timeout.Kind == 0 {
@@ -358,6 +436,12 @@ func (s *Success) validate(metrics map[string]Extractor) error {
 	for m, t := range s.Range {
 		if err := check(m); err != nil {
 			return err
+		}
+		if t.Calibrated {
+			if t.M != nil && (!finite(*t.M) || *t.M <= 0) {
+				return fmt.Errorf("range.%s: want m > 0", m)
+			}
+			continue
 		}
 		if t.M == nil {
 			two := 2.0

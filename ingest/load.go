@@ -187,13 +187,27 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 			return err
 		}
 		name := d.Name()
+		// In a run folder of `rdeval execute` (RUNDIR/manifest.json and
+		// RUNDIR/runs/<run_id>/), only runs/<run_id>/result.json is an input:
+		// the journal, kept files and work trees are not.
+		isRunDir := func(dir string) bool {
+			_, err := stat(filepath.Join(dir, "manifest.json"))
+			_, err2 := stat(filepath.Join(dir, "runs"))
+			return err == nil && err2 == nil
+		}
 		if d.IsDir() {
 			if path != p && strings.HasPrefix(name, ".") {
 				return filepath.SkipDir
 			}
+			if run := filepath.Dir(path); filepath.Base(filepath.Dir(run)) == "runs" && isRunDir(filepath.Dir(filepath.Dir(run))) {
+				return filepath.SkipDir // runs/<run_id>/keep, runs/<run_id>/work
+			}
 			return nil
 		}
 		if strings.HasPrefix(name, ".") || name == "manifest.json" || name == "rejected.jsonl" {
+			return nil
+		}
+		if name == "journal.jsonl" && isRunDir(filepath.Dir(path)) {
 			return nil
 		}
 		base := strings.TrimSuffix(name, ".gz")

@@ -23,6 +23,10 @@ type executeResult struct {
 	PatchSHA256  string             `json:"patch_sha256"`
 	Seed         *int64             `json:"seed"`
 	Repeat       *int64             `json:"repeat"`
+	Agent        string             `json:"agent"`
+	Framework    string             `json:"framework"`
+	Model        string             `json:"model"`
+	Hint         string             `json:"hint"`
 	Outcome      string             `json:"outcome"`
 	Reason       string             `json:"reason"`
 	Metrics      map[string]float64 `json:"metrics"`
@@ -42,13 +46,15 @@ func looksExecuteResult(head []byte) bool {
 
 // readExecuteResult maps one result.json to a run:
 //
-//	run_id, task_id, seed, trial = repeat (1-based), outcome (final_success
+//	run_id, task_id, seed, trial = repeat (1-based), outcome (resource_limit
+//	becomes exec_error with error_type "resource_limit: <reason>"; final_success
 //	and exec_success follow from it), error_type = the first line of reason
 //	for failed runs, result_value = the metric when there is exactly one,
 //	files_edited, lines_added, lines_deleted, started_at, completed_at,
-//	duration_s = wall_s; agent = the name of the folder holding the patch
-//	file (patches/<agent>/… layouts), scaffold unset; benchmark = --benchmark
-//	or "rexbench".
+//	duration_s = wall_s; agent = the result's agent, else "framework +
+//	model" when both are set, else the name of the folder holding the patch
+//	file (patches/<agent>/… layouts); scaffold = framework, model, hint_level
+//	= hint; benchmark = --benchmark or "rexbench".
 func (l *loader) readExecuteResult(path string, r io.Reader, st *InputStats) {
 	st.Reader = ReaderExecute
 	st.RowsRead++
@@ -63,8 +69,22 @@ func (l *loader) readExecuteResult(path string, r io.Reader, st *InputStats) {
 		return
 	}
 	run := Run{RunID: res.RunID, TaskID: res.TaskID, Benchmark: "rexbench", Kind: "agent", SourceFile: path, SourceLine: 1}
-	if res.PatchFile != "" {
+	switch {
+	case res.Agent != "":
+		run.Agent = res.Agent
+	case res.Framework != "" && res.Model != "":
+		run.Agent = res.Framework + " + " + res.Model // RExBench's agent = framework + model
+	case res.PatchFile != "":
 		run.Agent = filepath.Base(filepath.Dir(res.PatchFile))
+	}
+	if res.Framework != "" {
+		run.Scaffold = Some(res.Framework)
+	}
+	if res.Model != "" {
+		run.Model = Some(res.Model)
+	}
+	if res.Hint != "" {
+		run.HintLevel = Some(res.Hint)
 	}
 	if run.Agent == "" || run.Agent == "." || run.Agent == "/" {
 		run.Agent = "unknown"
@@ -73,10 +93,17 @@ func (l *loader) readExecuteResult(path string, r io.Reader, st *InputStats) {
 		run.Seed = Some(*res.Seed)
 	}
 	if res.Repeat != nil {
-		run.Trial = Some(*res.Repeat + 1)
+		run.Trial = Some(*res.Repeat) // execute numbers repeats from 1
 	}
-	if res.Outcome != "" {
-		if err := setOutcome(&run, csvCell(res.Outcome)); err != nil {
+	outcome := res.Outcome
+	if outcome == "resource_limit" {
+		// Killed for exceeding its process or memory limit: an execution
+		// failure in RExBench's taxonomy; error_type keeps which limit.
+		outcome = "exec_error"
+		res.Reason = "resource_limit: " + res.Reason
+	}
+	if outcome != "" {
+		if err := setOutcome(&run, csvCell(outcome)); err != nil {
 			l.reject(st, &Error{File: path, Field: "outcome", Msg: err.Error()}, b)
 			return
 		}

@@ -26,7 +26,7 @@ func TestExecuteRunFolder(t *testing.T) {
   "patch_file": "/p/patches/agentA/good.patch",
   "patch_sha256": "aaa",
   "seed": 1,
-  "repeat": 0,
+  "repeat": 1,
   "outcome": "success",
   "apply_method": "go-gitdiff",
   "metrics": {"accuracy": 0.8125},
@@ -38,8 +38,13 @@ func TestExecuteRunFolder(t *testing.T) {
   "lines_added": 1,
   "lines_deleted": 1
 }`)
-	write("toy-bbb-s1-r0", `{"run_id": "toy-bbb-s1-r0", "task_id": "toy", "patch_file": "/p/patches/agentA/bad.patch", "patch_sha256": "bbb", "seed": 1, "repeat": 0,
+	write("toy-bbb-s1-r0", `{"run_id": "toy-bbb-s1-r0", "task_id": "toy", "patch_file": "/p/patches/agentA/bad.patch", "patch_sha256": "bbb", "seed": 1, "repeat": 2,
+ "agent": "OpenHands o4-mini", "framework": "openhands", "model": "o4-mini", "hint": "detailed_hints",
  "outcome": "exec_error", "reason": "exit status 1\nTraceback …", "metrics": {}, "wall_s": 0.2, "files_edited": [], "lines_added": 0, "lines_deleted": 0}`)
+	// The journal, kept files and work trees are not inputs.
+	os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(`{"t": "2026-11-30T10:00:00Z", "event": "batch_start", "pid": 1}`+"\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "runs", "toy-aaa-s1-r0", "keep", "out"), 0o755)
+	os.WriteFile(filepath.Join(dir, "runs", "toy-aaa-s1-r0", "keep", "out", "log.csv"), []byte("epoch,test_acc\n1,0.5\n"), 0o644)
 	ds, err := Load([]string{dir}, Options{})
 	if err != nil || ds.Err() != nil {
 		t.Fatal(err, ds.Err())
@@ -59,5 +64,20 @@ func TestExecuteRunFolder(t *testing.T) {
 	bad := got["toy-bbb-s1-r0"]
 	if bad.Outcome.V != "exec_error" || bad.FinalSuccess.V || bad.ExecSuccess.V || bad.ErrorType.V != "exit status 1" || bad.FilesEdited == nil {
 		t.Errorf("failed run %+v", bad)
+	}
+	if bad.Agent != "OpenHands o4-mini" || bad.Scaffold.V != "openhands" || bad.Model.V != "o4-mini" || bad.HintLevel.V != "detailed_hints" || bad.Trial.V != 2 {
+		t.Errorf("metadata of the failed run: agent %q scaffold %v model %v hint %v trial %v", bad.Agent, bad.Scaffold, bad.Model, bad.HintLevel, bad.Trial)
+	}
+	// resource_limit is an execution failure with the limit in error_type.
+	write("toy-ccc-s1-r1", `{"run_id": "toy-ccc-s1-r1", "task_id": "toy", "patch_file": "/p/patches/agentB/hog.patch", "patch_sha256": "ccc", "seed": 1, "repeat": 1,
+ "framework": "aider", "model": "claude", "outcome": "resource_limit", "reason": "memory: 2.1 GiB resident exceeded the limit of 2.00 GiB", "metrics": {}}`)
+	ds, err = Load([]string{dir}, Options{})
+	if err != nil || ds.Err() != nil {
+		t.Fatal(err, ds.Err())
+	}
+	for _, r := range ds.Runs {
+		if r.RunID == "toy-ccc-s1-r1" && (r.Outcome.V != "exec_error" || r.ErrorType.V != "resource_limit: memory: 2.1 GiB resident exceeded the limit of 2.00 GiB" || r.Agent != "aider + claude") {
+			t.Errorf("resource_limit run: %+v", r)
+		}
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/buildinfo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/execute"
@@ -31,9 +33,12 @@ type RunOptions struct {
 	Jobs      int
 	Repeats   int
 	Backend   string
+	Image     string
 	NoSandbox bool
 	KeepWork  bool
 	Format    string
+	// Meta labels the patches (a PATCH.meta.json sidecar overrides it).
+	Meta execute.PatchMeta
 }
 
 // NewCmd builds the `execute` command group; runF replaces Run in tests.
@@ -53,7 +58,7 @@ The task spec format is documented in docs/execute.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	cmd.AddCommand(newRunCmd(io, runF))
+	cmd.AddCommand(newRunCmd(io, runF), newGoldCmd(io), newStatusCmd(io))
 	return cmd
 }
 
@@ -68,8 +73,12 @@ git apply --3way, then patch -p1 --forward --fuzz=3; the step used is recorded),
 run the spec's setup and run commands with bash -c in the sandbox with
 $RDEVAL_SEED set, extract the metrics and judge them. Each run writes
 RUNDIR/runs/<run_id>/{patch.diff, stdout.log, stderr.log, result.json};
-RUNDIR/manifest.json lists the runs. A patch folder stands for its *.diff and
-*.patch files.
+RUNDIR/manifest.json lists the runs, RUNDIR/journal.jsonl logs every start and
+finish. A patch folder stands for its *.diff and *.patch files. --agent,
+--framework, --model and --hint label the patches in result.json (rdeval
+ingest reads them as agent, scaffold, model, hint_level); a sidecar
+PATCH.meta.json ({"agent": …, "framework": …, "model": …, "hint": …}) labels one
+patch, field by field over the flags.
 
 Re-running the same command skips runs whose result.json exists (the run id
 is task id, patch sha256 prefix, seed and repeat) and redoes unfinished ones.
@@ -80,9 +89,26 @@ tree is the only writable folder. Without a working bwrap, as root, unshare
 --net --pid is used instead (no network, but writes are not confined). With
 neither, rdeval refuses to run agent code unless --no-sandbox is given.
 
-GPUs: only CPU tasks (gpus: 0) run for now; --gpus takes only "none". GPU
-discovery and binding (--gpus auto|0,2), CPU and memory limits, and the
-docker, podman and slurm backends are future work.`,
+GPUs: for a task with gpus: N > 0, rdeval lists the GPUs with nvidia-smi
+(--gpus auto: all of them; --gpus 0,2: those nvidia-smi indexes or UUIDs;
+--gpus none: none) and gives each run N GPUs of its own: CUDA_VISIBLE_DEVICES
+and NVIDIA_VISIBLE_DEVICES hold their UUIDs, and only their /dev/nvidia<minor>
+nodes (plus nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset) are bound
+into the sandbox. Runs wait for free GPUs; --jobs bounds how many run at once.
+result.json records the GPUs of each run. CPU tasks (gpus: 0) never call
+nvidia-smi and see no GPU.
+
+Backends: --backend docker|podman runs each command in a container of the
+spec's image (or --image) with --network none, --read-only, the work tree as
+the only volume, --cap-drop ALL, --pids-limit/--memory/--cpuset-cpus and the
+GPUs by UUID (docker --gpus "device=UUID", podman --device nvidia.com/gpu=UUID).
+--backend slurm submits each command as an sbatch job (--gres=gpu:N, --mem,
+--cpus-per-task, --time) run in the same sandbox on the node, polls squeue and
+reads the end with sacct; RUNDIR must be on a file system the nodes share.
+
+Limits: the spec's pids (default 4096 processes and threads), memory and cpus
+bound each run; a run that exceeds pids or memory is killed at once and ends
+in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 		Example: `  rdeval execute run --task tasks/toy/toy.yaml --patches patches/ --out runs/toy
   rdeval execute run --task toy.yaml --patches a.diff,b.diff --out runs/toy --jobs 4 --repeats 3`,
 		Args: cobra.NoArgs,
@@ -96,14 +122,19 @@ docker, podman and slurm backends are future work.`,
 			if opts.Out == "" {
 				return cmdutil.Usagef("--out is required (the run folder)")
 			}
-			if opts.GPUs != "none" {
-				return cmdutil.Usagef("--gpus %q: only none is supported yet (GPU discovery and binding are future work)", opts.GPUs)
+			if err := checkGPUFlag(opts.GPUs); err != nil {
+				return err
 			}
-			if opts.Backend != "local" {
-				return cmdutil.Usagef("--backend %q: only local is supported yet (docker, podman and slurm are future work)", opts.Backend)
+			switch opts.Backend {
+			case execute.BackendLocal, execute.BackendDocker, execute.BackendPodman, execute.BackendSlurm:
+			default:
+				return cmdutil.Usagef("--backend %q: want local, docker, podman or slurm", opts.Backend)
 			}
 			if opts.Jobs < 1 {
 				return cmdutil.Usagef("--jobs %d: want 1 or more", opts.Jobs)
+			}
+			if err := opts.Meta.Validate(); err != nil {
+				return cmdutil.Usagef("--agent/--framework/--model/--hint: %v", err)
 			}
 			if opts.Repeats < 1 {
 				return cmdutil.Usagef("--repeats %d: want 1 or more", opts.Repeats)
@@ -121,13 +152,18 @@ docker, podman and slurm backends are future work.`,
 	fl.StringVar(&opts.Task, "task", "", "task spec YAML (see docs/execute.md)")
 	fl.StringSliceVar(&opts.Patches, "patches", nil, "patch files or folders of *.diff/*.patch files (repeatable, comma-separated)")
 	fl.StringVar(&opts.Out, "out", "", "run folder: manifest.json and runs/<run_id>/")
-	fl.StringVar(&opts.GPUs, "gpus", "none", "GPUs to use: only none for now (auto and index lists are future work)")
+	fl.StringVar(&opts.GPUs, "gpus", "auto", "GPUs runs may use: auto (all nvidia-smi lists), none, or nvidia-smi indexes/UUIDs such as 0,2")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "runs at once")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "runs per patch and seed")
-	fl.StringVar(&opts.Backend, "backend", "local", "where runs execute: only local for now")
+	fl.StringVar(&opts.Backend, "backend", "local", "where runs execute: local (sandbox here), docker, podman (the spec's image) or slurm (sbatch jobs)")
+	fl.StringVar(&opts.Image, "image", "", "container image for --backend docker|podman (default: the spec's image)")
 	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "run agent code unconfined when no sandbox works (dangerous: it can use the network and write anywhere)")
 	fl.BoolVar(&opts.KeepWork, "keep-work", false, "keep each run's work tree (default: removed once result.json is written)")
 	fl.StringVarP(&opts.Format, "format", "f", cmdutil.FormatTable, "output: table, json or csv (one row per run)")
+	fl.StringVar(&opts.Meta.Agent, "agent", "", "agent that made the patches, recorded in result.json (a PATCH.meta.json sidecar overrides)")
+	fl.StringVar(&opts.Meta.Framework, "framework", "", "agent framework (scaffold), e.g. openhands, aider")
+	fl.StringVar(&opts.Meta.Model, "model", "", "model behind the agent, e.g. o4-mini")
+	fl.StringVar(&opts.Meta.Hint, "hint", "", "hint level the agent had: no_hints, hints or detailed_hints")
 	return cmd
 }
 
@@ -137,37 +173,38 @@ func Run(opts *RunOptions) error {
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
 	}
-	if spec.GPUs > 0 {
-		return &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d: GPU tasks cannot run yet (GPU discovery and binding are future work)", opts.Task, spec.GPUs)}
+	var gpus []execute.GPU
+	if opts.Backend != execute.BackendSlurm { // Slurm grants GPUs on its nodes
+		if gpus, err = resolveGPUs(opts.IO, opts.Task, spec, opts.GPUs); err != nil {
+			return err
+		}
 	}
 	if _, err := execute.PatchFiles(opts.Patches); err != nil {
 		return cmdutil.Usagef("--patches: %v", err)
 	}
-	sandbox, err := execute.DetectSandbox(false)
-	if errors.Is(err, execute.ErrNoSandbox) && opts.NoSandbox {
-		sandbox, err = execute.SandboxNone, nil
-		fmt.Fprintln(opts.IO.ErrOut, "warning: no sandbox: agent code runs unconfined (--no-sandbox)")
+	if (opts.Backend == execute.BackendDocker || opts.Backend == execute.BackendPodman) && opts.Image == "" && spec.Image == "" {
+		return cmdutil.Usagef("--backend %s needs a container image: image: in %s or --image", opts.Backend, opts.Task)
 	}
-	if err != nil {
-		return err
-	}
-	if sandbox == execute.SandboxUnshare {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: bubblewrap unavailable: using unshare (no network, own PID namespace) but writes are not confined")
+	sandbox := execute.SandboxNone
+	if opts.Backend == execute.BackendLocal || opts.Backend == execute.BackendSlurm {
+		if sandbox, err = pickSandbox(opts.IO, opts.NoSandbox); err != nil {
+			return err
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	done := 0
+	done, total := 0, 0
+	if files, err := execute.PatchFiles(opts.Patches); err == nil {
+		total = len(files) * len(spec.Seeds) * opts.Repeats
+	}
+	start := time.Now()
 	sum, err := execute.Run(ctx, execute.Options{
 		Spec: spec, Patches: opts.Patches, Out: opts.Out, Jobs: opts.Jobs, Repeats: opts.Repeats,
-		Sandbox: sandbox, KeepWork: opts.KeepWork,
+		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus, Meta: opts.Meta, Backend: opts.Backend, Image: opts.Image, Version: buildinfo.Version(),
 		OnResult: func(r *execute.Result, skipped bool) {
 			done++
 			if opts.IO.ErrTTY {
-				note := ""
-				if skipped {
-					note = " (done before)"
-				}
-				fmt.Fprintf(opts.IO.ErrOut, "[%d] %s %s%s\n", done, r.RunID, r.Outcome, note)
+				fmt.Fprintf(opts.IO.ErrOut, "%s %s%s\n", progress(done, total, opts.Jobs, time.Since(start)), r.RunID+" "+r.Outcome, map[bool]string{true: " (done before)"}[skipped])
 			}
 		},
 	})
@@ -229,4 +266,83 @@ func oneLine(s string) string {
 		s = s[:117] + "..."
 	}
 	return s
+}
+
+// resolveGPUs discovers and selects the GPUs for a task that needs some
+// (none for a CPU task: nvidia-smi is not called).
+func resolveGPUs(io *iostreams.IO, task string, spec *execute.Spec, flag string) ([]execute.GPU, error) {
+	if spec.GPUs == 0 {
+		return nil, nil
+	}
+	if flag == "none" {
+		return nil, &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but --gpus none gives no GPU", task, spec.GPUs)}
+	}
+	found, err := execute.DiscoverGPUs(context.Background(), execute.GPUHost{})
+	if err != nil {
+		return nil, err
+	}
+	gpus, err := execute.SelectGPUs(flag, found)
+	if err != nil {
+		return nil, cmdutil.Usagef("%v", err)
+	}
+	if spec.GPUs > len(gpus) {
+		return nil, &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but only %d GPUs are available (--gpus %s)", task, spec.GPUs, len(gpus), flag)}
+	}
+	for _, g := range gpus {
+		fmt.Fprintf(io.ErrOut, "GPU %d: %s %s\n", g.Index, g.Name, g.UUID)
+	}
+	return gpus, nil
+}
+
+// pickSandbox detects the sandbox, warning on stderr when it is weak.
+func pickSandbox(io *iostreams.IO, noSandbox bool) (string, error) {
+	sandbox, err := execute.DetectSandbox(false)
+	if errors.Is(err, execute.ErrNoSandbox) && noSandbox {
+		sandbox, err = execute.SandboxNone, nil
+		fmt.Fprintln(io.ErrOut, "warning: no sandbox: agent code runs unconfined (--no-sandbox)")
+	}
+	if err != nil {
+		return "", err
+	}
+	if sandbox == execute.SandboxUnshare {
+		fmt.Fprintln(io.ErrOut, "warning: bubblewrap unavailable: using unshare (no network, own PID namespace) but writes are not confined")
+	}
+	return sandbox, nil
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+// checkGPUFlag vets --gpus: auto, all, none, or a comma-separated list of
+// nvidia-smi indexes or GPU UUIDs.
+func checkGPUFlag(v string) error {
+	switch v {
+	case "auto", "all", "none":
+		return nil
+	}
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
+		if _, err := strconv.Atoi(item); err == nil && !strings.HasPrefix(item, "-") {
+			continue
+		}
+		if strings.HasPrefix(item, "GPU-") || strings.HasPrefix(item, "MIG-") {
+			continue
+		}
+		return cmdutil.Usagef("--gpus %q: want auto, none, or GPU indexes/UUIDs such as 0,2", v)
+	}
+	return nil
+}
+
+// progress is the line printed per finished run on a terminal: runs done
+// of the total, how many are running (at most --jobs) and queued, and an
+// ETA from the mean time per run so far (total may overcount when a patch
+// is given twice).
+func progress(done, total, jobs int, elapsed time.Duration) string {
+	running := min(jobs, max(total-done, 0))
+	queued := max(total-done-running, 0)
+	eta := ""
+	if done > 0 && total > done {
+		left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
+		eta = ", ETA " + left.Round(time.Second).String()
+	}
+	return fmt.Sprintf("[%d/%d done, %d running, %d queued%s]", done, total, running, queued, eta)
 }

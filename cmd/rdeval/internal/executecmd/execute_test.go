@@ -3,6 +3,8 @@ package executecmd
 import (
 	"encoding/json"
 	"errors"
+	"math"
+
 	"github.com/rdeval/rdeval/ingest"
 	"os"
 	"path/filepath"
@@ -139,8 +141,8 @@ func TestExecuteRunUsage(t *testing.T) {
 		extra []string
 		want  string
 	}{
-		{[]string{"--gpus", "auto"}, "only none"},
-		{[]string{"--backend", "slurm"}, "only local"},
+		{[]string{"--gpus", "0,x"}, "--gpus"},
+		{[]string{"--backend", "lsf"}, "want local, docker, podman or slurm"},
 		{[]string{"--jobs", "0"}, "--jobs"},
 	} {
 		_, _, err := run(t, append(base, tc.extra...)...)
@@ -150,10 +152,101 @@ func TestExecuteRunUsage(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte(spec+"cpus: 4\n"), 0o644)
+	os.WriteFile(bad, []byte(spec+"gpu_type: a100\n"), 0o644)
 	_, _, err := run(t, "run", "--task", bad, "--patches", patches, "--out", t.TempDir())
 	var be *cmdutil.BadInputError
-	if !errors.As(err, &be) || !strings.Contains(err.Error(), "unknown field cpus") {
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "unknown field gpu_type") {
 		t.Errorf("bad spec: err = %v", err)
+	}
+}
+
+// TestExecuteGoldStatusMeta: `execute gold` calibrates a range the spec
+// leaves open and writes it next to the spec; `execute run` then judges
+// against it, labels patches from flags and sidecars; `execute status`
+// counts the outcomes.
+func TestExecuteGoldStatusMeta(t *testing.T) {
+	specPath, patches := toy(t)
+	calSpec := strings.Replace(spec, "run: bash experiment.sh", `run: 'echo "ACC: 0.8$RDEVAL_SEED"'`, 1)
+	calSpec = strings.Replace(calSpec, "exact: {accuracy: 0.8125}", "range: {accuracy: {}}", 1)
+	os.WriteFile(specPath, []byte(calSpec), 0o644)
+	os.WriteFile(filepath.Join(patches, "good.diff.meta.json"), []byte(`{"agent": "aider o4", "hint": "hints"}`), 0o644)
+	sb := []string{}
+	if _, err := execute.DetectSandbox(false); err != nil {
+		sb = append(sb, "--no-sandbox")
+	}
+	runDir := filepath.Join(t.TempDir(), "rd")
+	args := append([]string{"run", "--task", specPath, "--patches", patches, "--out", runDir, "--model", "o4-mini", "--format", "json"}, sb...)
+	if _, _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), "run rdeval execute gold first") {
+		t.Fatalf("uncalibrated: %v", err)
+	}
+	gold := filepath.Join(patches, "good.diff")
+	out, errOut, err := run(t, append([]string{"gold", "--task", specPath, "--gold", gold, "--seeds", "3", "--out", filepath.Join(t.TempDir(), "gold"), "--format", "json"}, sb...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var ranges []map[string]any
+	if err := json.Unmarshal([]byte(out), &ranges); err != nil || len(ranges) != 1 {
+		t.Fatalf("%v %s", err, out)
+	}
+	// R: mean(c(.81, .82, .83)) = 0.82, sd = 0.01.
+	if r := ranges[0]; r["metric"] != "accuracy" || math.Abs(r["mean"].(float64)-0.82) > 1e-12 || math.Abs(r["sd"].(float64)-0.01) > 1e-12 || r["n"].(float64) != 3 {
+		t.Errorf("%v", r)
+	}
+	g, err := execute.ReadGold(filepath.Join(filepath.Dir(specPath), "toy.gold.yaml"))
+	if err != nil || g.TaskID != "toy" || len(g.Seeds) != 3 || len(g.GoldPatchSHA256) != 64 {
+		t.Fatalf("%+v %v", g, err)
+	}
+	if b, _ := os.ReadFile(specPath); string(b) != calSpec {
+		t.Error("the task spec was rewritten")
+	}
+	out, errOut, err = run(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var res []execute.Result
+	json.Unmarshal([]byte(out), &res)
+	for _, r := range res {
+		want := execute.PatchMeta{Model: "o4-mini"}
+		if filepath.Base(r.PatchFile) == "good.diff" {
+			want = execute.PatchMeta{Agent: "aider o4", Model: "o4-mini", Hint: "hints"}
+			if r.Outcome != "success" {
+				t.Errorf("%s: %s %s", r.RunID, r.Outcome, r.Reason)
+			}
+		}
+		if r.PatchMeta != want {
+			t.Errorf("%s: meta %+v, want %+v", r.RunID, r.PatchMeta, want)
+		}
+	}
+	out, _, err = run(t, "status", runDir, "--format", "json", "--all")
+	var st execute.StatusReport
+	if err != nil || json.Unmarshal([]byte(out), &st) != nil || st.Counts["success"] != 2 || st.Counts["no_patch"] != 2 || len(st.Runs) != 4 || st.DriverRunning {
+		t.Errorf("status: %v %s", err, out)
+	}
+	out, errOut, err = run(t, "status", runDir)
+	if err != nil || !strings.Contains(errOut, "no_patch 2, success 2; no driver running") || !strings.Contains(out, "no_patch") || strings.Contains(out, "success") {
+		t.Errorf("status table: %v\n%s\n%s", err, out, errOut)
+	}
+	if _, _, err := run(t, "status", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no manifest.json") {
+		t.Errorf("status of an empty folder: %v", err)
+	}
+	bad := append([]string{}, args...)
+	if _, _, err := run(t, append(bad, "--hint", "lots")...); err == nil || !strings.Contains(err.Error(), "want one of no_hints") {
+		t.Errorf("--hint lots: %v", err)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	for _, tc := range []struct {
+		done, total, jobs int
+		el                time.Duration
+		want              string
+	}{
+		{1, 10, 2, 3 * time.Second, "[1/10 done, 2 running, 7 queued, ETA 27s]"},
+		{9, 10, 4, 90 * time.Second, "[9/10 done, 1 running, 0 queued, ETA 10s]"},
+		{10, 10, 2, time.Minute, "[10/10 done, 0 running, 0 queued]"},
+	} {
+		if got := progress(tc.done, tc.total, tc.jobs, tc.el); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
 	}
 }
