@@ -20,8 +20,9 @@ var selfContained = map[string]bool{
 }
 
 // noRunnableExample are the commands whose examples all need the user's
-// files: execute runs a task repository at a commit (its tests build one).
-var noRunnableExample = map[string]bool{"rdeval execute run": true}
+// files: execute runs a task repository at a commit and reads its run
+// folders (its tests build both).
+var noRunnableExample = map[string]bool{"rdeval execute run": true, "rdeval execute gold": true, "rdeval execute status": true}
 
 // runnable reports whether an example runs anywhere: on the embedded demo
 // study (--demo), on the files shipped in examples/, or self-contained.
