@@ -21,6 +21,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/ingestcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/inspectcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/multiversecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/normalizecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/powercmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
@@ -83,6 +84,7 @@ Then your own data:
 		auditcmd.NewCmd(io, nil),
 		influencecmd.NewCmd(io, nil),
 		powercmd.NewCmd(io, nil),
+		multiversecmd.NewCmd(io, version, nil),
 	)
 	return root
 }
