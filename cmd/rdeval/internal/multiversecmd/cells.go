@@ -207,6 +207,12 @@ func isTriton(taskID string) bool {
 	return taskID == TritonFamily || strings.HasPrefix(taskID, TritonFamily+"/")
 }
 
+// ChoiceError is a choice that cannot be applied to the data; Compute
+// stops on it (exit 2) instead of recording a cell that cannot be computed.
+type ChoiceError struct{ Err error }
+
+func (e *ChoiceError) Error() string { return e.Err.Error() }
+
 // Estimate is one cell's statistic with its 95% interval (NaN: none).
 type Estimate struct {
 	Value, Lo, Hi float64
@@ -238,6 +244,16 @@ func Evaluate(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (E
 		if err != nil {
 			return e, err
 		}
+		for _, side := range []struct {
+			spec string
+			s    *analysis.Side
+		}{{st.A, &a}, {st.B, &b}} {
+			if readAtBudget(ds, side.spec, st.budget, st.humanLen) {
+				if err := rescoreTruncated(side.s, s); err != nil {
+					return e, &ChoiceError{Err: fmt.Errorf("group %q is read at the budget from score logs: %v", side.spec, err)}
+				}
+			}
+		}
 		c, err := analysis.Compare(a, b, analysis.ScoreAtKOptions{Boot: boot, Seed: seed, Level: 0.95})
 		if err != nil {
 			return e, err
@@ -255,6 +271,59 @@ func Evaluate(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (E
 		return regress(st, ds)
 	}
 	return e, fmt.Errorf("unknown stat kind %q", st.Kind)
+}
+
+// readAtBudget reports whether comparecmd.Side reads group spec's runs at
+// the budget from their score logs: its scored runs last longer than the
+// budget (humans without a time limit last humanLen).
+func readAtBudget(ds *ingest.Dataset, spec string, budget, humanLen float64) bool {
+	g, _ := comparecmd.ParseGroup(spec)
+	for _, r := range ds.Runs {
+		ok := r.Score.Valid
+		for c, v := range g {
+			got, _ := ingest.RunValue(&r, c)
+			ok = ok && got == v
+		}
+		if !ok {
+			continue
+		}
+		switch {
+		case r.TimeLimitS.Valid && r.TimeLimitS.V > 0:
+			return float64(r.TimeLimitS.V) > budget
+		case r.Kind == "human":
+			return humanLen > budget
+		}
+	}
+	return false
+}
+
+// rescoreTruncated applies the cell's floor, cap and outlier cap to scores
+// read at the budget from score logs (allocationcmd.TruncatedScores
+// normalizes them with the task catalog, so the triton rule and the human
+// reference already apply, but floors at 0 and does not cap). A floor above
+// 0 and caps commute with that; a floor below 0 cannot be undone. Runs an
+// exclude:X rule leaves out are left out by their final score.
+func rescoreTruncated(side *analysis.Side, s Settings) error {
+	if s.Renormalize && (s.NoFloor || s.Floor < 0) {
+		return fmt.Errorf("choices.%s: its scores at the budget are floored at 0, so a floor below 0 cannot be applied", KeyFloor)
+	}
+	for i := range side.Tasks {
+		sc := append([]float64(nil), side.Tasks[i].Scores...)
+		for j, v := range sc {
+			if s.Renormalize && v < s.Floor {
+				v = s.Floor
+			}
+			if s.Renormalize && s.Cap > 0 && v > s.Cap {
+				v = s.Cap
+			}
+			if s.Outlier == "cap" && v > s.OutlierAt {
+				v = s.OutlierAt
+			}
+			sc[j] = v
+		}
+		side.Tasks[i].Scores = sc
+	}
+	return nil
 }
 
 func scoreAtK(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Estimate, error) {

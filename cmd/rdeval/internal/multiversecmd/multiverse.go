@@ -4,6 +4,7 @@
 package multiversecmd
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -95,6 +96,10 @@ What cannot be varied, and why:
   - human_reference needs a human_reference on every task used, on the same
     side of y_start as y_ref. METR's human_score fails this for
     ai_rd_small_scaling_law (−0.828 < y_start 0.24 < y_ref 0.84).
+  - compare groups whose runs are longer than the budget are read at the
+    budget from score logs (floored at 0): floor above 0, cap and outlier
+    cap:X apply after reading, a floor below 0 is an error, and exclude:X
+    leaves runs out by their final score.
   - normalization choices do not apply to horizons (success is
     score_binarized from the input, or the clipped score).
 
@@ -261,6 +266,10 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 		}
 		e, err := Evaluate(sp.Stat, ds, s, opts.Boot, opts.Seed)
 		cell.Estimate = e
+		var ce *ChoiceError
+		if errors.As(err, &ce) {
+			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
+		}
 		if err != nil {
 			cell.Error = err.Error()
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/auditcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/scoreatkcmd"
@@ -323,4 +324,89 @@ choices:
 		}
 		checkCell(t, c, rows[0].Estimate, rows[0].CILow, rows[0].CIHigh)
 	}
+}
+
+// TestDemoCompareCellsEqualDirect: agents' score@4 of 30-minute runs over
+// humans' 8-hour runs read at 2 h from their score logs, on the demo study:
+// every cell (cap × triton rule × outlier cap) equals analysis.Compare on
+// the groups built from directly re-normalized scores, the humans' scores
+// at 2 h read with the cell's triton rule and then capped here.
+func TestDemoCompareCellsEqualDirect(t *testing.T) {
+	spec := writeSpecFile(t, `data: ["@demo"]
+where: {benchmark: re-bench}
+stat: {kind: compare, a: "agent=Modular (Model A);time_limit_s=1800", b: "agent=human", budget: 2h, measure: ratio}
+choices:
+  cap: [none, 0.02]
+  triton_rule: [min, max]
+  outlier: [none, "cap:0.4"]
+`)
+	res := computeSpec(t, spec, 100)
+	ds, err := LoadDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filterRuns(ds, func(r *ingest.Run) bool { return r.Benchmark == "re-bench" })
+	distinct := map[float64]bool{}
+	for _, c := range res.Cells {
+		d := directScores(t, base, "0", label(res, c, KeyCap), label(res, c, KeyTritonRule), label(res, c, KeyOutlier))
+		d.Tasks = append([]ingest.Task(nil), d.Tasks...)
+		for i := range d.Tasks {
+			if strings.HasPrefix(d.Tasks[i].TaskID, TritonFamily) {
+				d.Tasks[i].Aggregation = ingest.Some(label(res, c, KeyTritonRule))
+			}
+		}
+		random := comparecmd.RandomTasks(d)
+		a, _, err := comparecmd.Side(d, "agent=Modular (Model A);time_limit_s=1800", 7200, 28800, random)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := comparecmd.Side(d, "agent=human", 7200, 28800, random)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range b.Tasks {
+			for j, v := range b.Tasks[i].Scores {
+				if label(res, c, KeyCap) == "0.02" {
+					v = math.Min(v, 0.02)
+				}
+				if label(res, c, KeyOutlier) == "cap:0.4" {
+					v = math.Min(v, 0.4)
+				}
+				b.Tasks[i].Scores[j] = v
+			}
+		}
+		cmp, err := analysis.Compare(a, b, analysis.ScoreAtKOptions{Boot: 100, Seed: 7, Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCell(t, c, cmp.Ratio, cmp.RatioLow, cmp.RatioHigh)
+		distinct[c.Value] = true
+	}
+	if len(distinct) < 4 {
+		t.Errorf("only %d distinct estimates over %d cells", len(distinct), len(res.Cells))
+	}
+	// A floor below 0 cannot be applied to the humans' scores at 2 h.
+	bad := writeSpecFile(t, `data: ["@demo"]
+where: {benchmark: re-bench}
+stat: {kind: compare, a: "agent=Modular (Model A);time_limit_s=1800", b: "agent=human", budget: 2h}
+choices:
+  floor: [0, none]
+`)
+	sp, err := LoadSpec(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io, _, _ := iostreams.Test()
+	if _, err := Compute(&Options{IO: io, MaxCells: 10}, sp); err == nil || !strings.Contains(err.Error(), "choices.floor") {
+		t.Errorf("floor none on scores read at the budget: got %v", err)
+	}
+}
+
+func writeSpecFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
