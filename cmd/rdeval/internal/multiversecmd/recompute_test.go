@@ -410,3 +410,44 @@ func writeSpecFile(t *testing.T, body string) string {
 	}
 	return p
 }
+
+// TestDemoRegressCellsEqualDirect: a GLM coefficient (gaussian, score ~
+// agent + time_limit_s on the demo's agent runs) under cap × outlier equals
+// rdeval audit's regress claim on directly re-normalized scores.
+func TestDemoRegressCellsEqualDirect(t *testing.T) {
+	spec := writeSpecFile(t, `data: ["@demo"]
+where: {benchmark: re-bench, kind: agent}
+stat: {kind: regress, formula: "score ~ agent + time_limit_s", family: gaussian, term: time_limit_s}
+choices:
+  cap: [none, 1]
+  outlier: [none, "exclude:1"]
+`)
+	res := computeSpec(t, spec, 0)
+	claims := writeSpecFile(t, `claims:
+  - id: c
+    stat: {kind: regress, formula: "score ~ agent + time_limit_s", family: gaussian, term: time_limit_s}
+    expect: {min: -1}
+`)
+	f, err := auditcmd.Load(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := LoadDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filterRuns(ds, func(r *ingest.Run) bool { return r.Benchmark == "re-bench" && r.Kind == "agent" })
+	distinct := map[float64]bool{}
+	for _, c := range res.Cells {
+		d := directScores(t, base, "0", label(res, c, KeyCap), "", label(res, c, KeyOutlier))
+		row := auditcmd.Evaluate(f.Claims[0], d, 0, 7)
+		if row.Verdict == auditcmd.CannotCompute {
+			t.Fatalf("cell %d: %s", c.Index, row.Reason)
+		}
+		checkCell(t, c, row.Value, row.CILow, row.CIHigh)
+		distinct[c.Value] = true
+	}
+	if len(distinct) < 3 {
+		t.Errorf("only %d distinct estimates", len(distinct))
+	}
+}
