@@ -189,7 +189,10 @@ func renormalize(out *ingest.Dataset, orig []ingest.Task, s Settings) error {
 		}
 		v := r.Score.V
 		if s.HumanReference {
-			t := tasks[[2]string{r.Benchmark, r.TaskID}]
+			t, ok := tasks[[2]string{r.Benchmark, r.TaskID}]
+			if !ok || !t.YStart.Valid || !t.YRef.Valid || !t.HumanReference.Valid || (t.HumanReference.V-t.YStart.V)*(t.YRef.V-t.YStart.V) <= 0 {
+				return fmt.Errorf("choices.%s human: run %s (%s:%d) has an already-normalized score on task %s, which has no y_start, y_ref and human_reference in the catalog to rescale it", KeyHumanReference, r.RunID, r.SourceFile, r.SourceLine, r.TaskID)
+			}
 			v *= (t.YRef.V - t.YStart.V) / (t.HumanReference.V - t.YStart.V)
 		}
 		if v < s.Floor {

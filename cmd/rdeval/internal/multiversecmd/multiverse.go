@@ -57,6 +57,7 @@ METR's time-horizon multiverse (eval-analysis-public metrics/multiverse_boxplot.
 The spec names the inputs, filters, the statistic and the choices:
 
   data: [all_runs.jsonl]          # relative to the spec; "@demo" = the embedded demo study
+                                  # (ignored when choices.data is given)
   where: {benchmark: re-bench}
   stat: {kind: compare, a: "agent=X;time_limit_s=1800", b: "agent=human", budget: 2h, measure: ratio}
   choices:

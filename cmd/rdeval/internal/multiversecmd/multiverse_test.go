@@ -190,3 +190,24 @@ func TestMETRInputsAreNotRenormalizable(t *testing.T) {
 		}
 	}
 }
+
+// TestHumanReferenceUnknownTask: an already-normalized score on a task the
+// catalog does not know cannot be rescaled to the human reference.
+func TestHumanReferenceUnknownTask(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte(`{"run_id":"r1","benchmark":"synthetic","task_id":"t1","agent":"a","score":0.4}
+{"run_id":"r2","benchmark":"synthetic","task_id":"t1","agent":"a","score":0.6}
+`), 0o644)
+	p := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(p, []byte("data: [runs.jsonl]\nstat: {kind: scoreatk, k: 1}\nchoices:\n  human_reference: [reference, human]\n"), 0o644)
+	_, _, err := runCmd(t, "--spec", p, "--boot", "0")
+	if err == nil || !isUsage(err) || !strings.Contains(err.Error(), "choices.human_reference human: task t1 has no human_reference") {
+		t.Fatalf("got %v", err)
+	}
+	// Without the choice the same spec runs: score@1 = 0.5.
+	os.WriteFile(p, []byte("data: [runs.jsonl]\nstat: {kind: scoreatk, k: 1}\nchoices:\n  cap: [none, 0.5]\n"), 0o644)
+	out, _, err := runCmd(t, "--spec", p, "--boot", "0", "--format", "csv")
+	if err != nil || !strings.Contains(out, "0,none,0.5,") || !strings.Contains(out, "1,0.5,0.45,") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
