@@ -36,6 +36,7 @@ type Settings struct {
 	Weighting      string // invsqrt | equal
 	Regularization float64
 	Success        string // score_binarized | score
+	BootUnit       analysis.BootUnit
 }
 
 // DefaultSettings are the settings of a statistic when a spec does not
@@ -75,6 +76,8 @@ func settingsFor(sp *Spec, c []int) (Settings, int) {
 			s.Regularization = v.Num
 		case KeySuccess:
 			s.Success = v.Word
+		case KeyBootstrap:
+			s.BootUnit, _ = analysis.ParseBootUnit(v.Word)
 		}
 	}
 	return s, data
@@ -414,7 +417,7 @@ func horizon(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Es
 		w = analysis.EqualWeighting
 	}
 	res, err := analysis.Horizons(runs, analysis.HorizonOptions{Weighting: w, Regularization: s.Regularization,
-		Quantiles: []float64{st.Quantile}, Boot: boot, Seed: seed, Level: 0.95})
+		Quantiles: []float64{st.Quantile}, Boot: boot, Seed: seed, Level: 0.95, Unit: s.BootUnit})
 	if err != nil {
 		return e, err
 	}

@@ -86,11 +86,14 @@ Choices (each a list; the first value is the default):
   weighting        invsqrt or equal                                [horizon]
   regularization   sklearn's 1/C, e.g. 0.1, 0.2, 0.01              [horizon]
   success          score_binarized or score (clipped to [0, 1])    [horizon]
+  bootstrap        what the interval resamples: hierarchical (families,
+                   tasks, runs: METR's), runs (tasks fixed), tasks (all
+                   their runs) or families (all their tasks)      [horizon]
 A choice a statistic does not take is an error naming the spec and the key.
 
 What cannot be varied, and why:
-  - bootstrap unit: each statistic's resampling scheme is fixed (see above);
-    rdeval has no alternative schemes to vary.
+  - bootstrap unit for scoreatk, compare and regress: their resampling is
+    fixed (see above); rdeval has no alternative schemes for them yet.
   - floor below 0 / none and triton_rule need raw scores or score logs: runs
     that carry only an already-normalized score (METR's all_runs.jsonl) were
     floored at 0 by their producer and have no logs; such runs are an error.

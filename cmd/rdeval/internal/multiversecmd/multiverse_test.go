@@ -102,7 +102,7 @@ choices:
 stat: {kind: scoreatk, k: 1}
 choices:
   bootstrap: [runs, tasks]
-`, "choices.bootstrap is not supported for stat kind scoreatk: the bootstrap unit is fixed"},
+`, "choices.bootstrap is not supported for stat kind scoreatk: the bootstrap unit can be varied for horizons only"},
 		"short for compare": {`data: ["@demo"]
 stat: {kind: compare, a: "agent=human", b: "agent=human", budget: 8h}
 choices:

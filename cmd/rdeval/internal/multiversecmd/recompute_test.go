@@ -232,26 +232,61 @@ func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 }
 
 // TestHorizonCellsEqualDirect: every cell of examples/multiverse-horizons.yaml
-// (METR public data; weighting × regularization × success × version) equals
-// rdeval horizon --where agent=… with those flags.
+// (METR public data; version × weighting × regularization × success ×
+// bootstrap unit) equals rdeval horizon --where agent=… with those flags
+// (hierarchical bootstrap: the command has no other), or analysis.Horizons
+// on runs built here from the input (other units).
 func TestHorizonCellsEqualDirect(t *testing.T) {
 	skipWithoutAnchors(t)
 	if testing.Short() {
 		t.Skip("48 horizon fits with a bootstrap: skipped with -short")
 	}
-	res := computeSpec(t, "../../../../examples/multiverse-horizons.yaml", 40)
+	res := computeSpec(t, "../../../../examples/multiverse-horizons.yaml", 30)
+	if len(res.Cells) != 144 {
+		t.Fatalf("%d cells, want 144", len(res.Cells))
+	}
+	loaded := map[string]*ingest.Dataset{}
 	files := map[string]string{"3a947ac": metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
 		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	for _, c := range res.Cells {
 		io, out, _ := iostreams.Test()
-		o := &horizoncmd.Options{IO: io, Format: cmdutil.FormatJSON, Weighting: label(res, c, KeyWeighting), Boot: 40, Seed: 7, CI: 0.95,
+		o := &horizoncmd.Options{IO: io, Format: cmdutil.FormatJSON, Weighting: label(res, c, KeyWeighting), Boot: 30, Seed: 7, CI: 0.95,
 			Quantiles: []float64{0.5}, ScoreCol: label(res, c, KeySuccess)}
 		fmt.Sscan(label(res, c, KeyRegularization), &o.Regularization)
-		ds, err := ingest.Load([]string{files[label(res, c, KeyData)]}, ingest.Options{})
-		if err != nil {
-			t.Fatal(err)
+		v := label(res, c, KeyData)
+		if loaded[v] == nil {
+			ds, err := ingest.Load([]string{files[v]}, ingest.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			loaded[v] = filterRuns(ds, func(r *ingest.Run) bool { return r.Agent == "Claude 3.5 Sonnet (New)" })
 		}
-		ds = filterRuns(ds, func(r *ingest.Run) bool { return r.Agent == "Claude 3.5 Sonnet (New)" })
+		ds := loaded[v]
+		if u := label(res, c, KeyBootstrap); u != "hierarchical" {
+			var runs []analysis.HorizonRun
+			for _, r := range ds.Runs {
+				y := float64(r.ScoreBinarized.V)
+				ok := r.ScoreBinarized.Valid
+				if o.ScoreCol == "score" {
+					y, ok = math.Min(1, math.Max(0, r.Score.V)), r.Score.Valid
+				}
+				if ok && r.HumanMinutes.Valid {
+					runs = append(runs, analysis.HorizonRun{Agent: r.Agent, Family: r.TaskFamily.V, Task: r.TaskID, HumanMinutes: r.HumanMinutes.V, Y: y})
+				}
+			}
+			w := analysis.InvsqrtWeighting
+			if o.Weighting == "equal" {
+				w = analysis.EqualWeighting
+			}
+			unit, _ := analysis.ParseBootUnit(u)
+			hr, err := analysis.Horizons(runs, analysis.HorizonOptions{Weighting: w, Regularization: o.Regularization, Quantiles: []float64{0.5},
+				Boot: 30, Seed: 7, Level: 0.95, Unit: unit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCell(t, c, hr.Agents[0].Horizons[0], hr.Agents[0].CILow[0], hr.Agents[0].CIHigh[0])
+			continue
+		}
 		if err := horizoncmd.Compute(o, ds, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -38,7 +38,7 @@ const (
 )
 
 // choiceOrder is the order of choices in the output.
-var choiceOrder = []string{KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort, KeyWeighting, KeyRegularization, KeySuccess}
+var choiceOrder = []string{KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort, KeyWeighting, KeyRegularization, KeySuccess, KeyBootstrap}
 
 // normalizationKeys need scores re-normalized.
 var normalizationKeys = map[string]bool{KeyFloor: true, KeyCap: true, KeyTritonRule: true, KeyHumanReference: true}
@@ -48,14 +48,14 @@ var applies = map[string][]string{
 	"scoreatk": {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort},
 	"compare":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier},
 	"regress":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier},
-	"horizon":  {KeyData, KeyOutlier, KeyWeighting, KeyRegularization, KeySuccess},
+	"horizon":  {KeyData, KeyOutlier, KeyWeighting, KeyRegularization, KeySuccess, KeyBootstrap},
 }
 
 // why explains a choice that a statistic does not take.
 func why(kind, key string) string {
 	switch {
 	case key == KeyBootstrap:
-		return "the bootstrap unit is fixed by each statistic (score@k: runs within fixed tasks, as METR; compare: tasks then runs, paired; horizon: families, tasks, runs, as METR; regress: no bootstrap, Wald CI), and rdeval has no alternative resampling schemes to vary yet"
+		return "the bootstrap unit can be varied for horizons only; here it is fixed (score@k: runs within fixed tasks, as METR; compare: tasks then runs, paired; regress: no bootstrap, Wald CI)"
 	case key == KeyShort && kind == "compare":
 		return "compare works out k from the budget and leaves out tasks with fewer than k runs; it has no truncation"
 	case key == KeyShort:
@@ -213,12 +213,12 @@ func LoadSpec(path string) (*Spec, error) {
 	for i := 0; i+1 < len(raw.Choices.Content); i += 2 {
 		kn, vn := raw.Choices.Content[i], raw.Choices.Content[i+1]
 		key := kn.Value
-		known := key == KeyBootstrap
+		known := false
 		for _, k := range choiceOrder {
 			known = known || k == key
 		}
 		if !known {
-			return nil, fail("line %d: choices: unknown key %q (known: %s, %s)", kn.Line, key, strings.Join(choiceOrder, ", "), KeyBootstrap)
+			return nil, fail("line %d: choices: unknown key %q (known: %s)", kn.Line, key, strings.Join(choiceOrder, ", "))
 		}
 		ok := false
 		for _, k := range applies[kind] {
@@ -348,6 +348,9 @@ func parseValue(key, s, dir string) (Value, error) {
 		if v.Num, err = num(); err == nil && !(v.Num > 0) {
 			err = fmt.Errorf("%q: want a positive regularization (sklearn's 1/C)", s)
 		}
+	case KeyBootstrap:
+		_, err = analysis.ParseBootUnit(s)
+		v.Word = s
 	case KeySuccess:
 		if s != "score_binarized" && s != "score" {
 			err = fmt.Errorf("%q: want score_binarized or score", s)
