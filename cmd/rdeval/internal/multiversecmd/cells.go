@@ -36,7 +36,9 @@ type Settings struct {
 	Weighting      string // invsqrt | equal
 	Regularization float64
 	Success        string // score_binarized | score
-	BootUnit       analysis.BootUnit
+	// BootUnit is what the interval resamples; the zero value is each
+	// statistic's own scheme except for score@k, whose own is BootRuns.
+	BootUnit analysis.BootUnit
 }
 
 // DefaultSettings are the settings of a statistic when a spec does not
@@ -49,6 +51,9 @@ func DefaultSettings() Settings {
 // the index of its data value (-1 when data is not varied).
 func settingsFor(sp *Spec, c []int) (Settings, int) {
 	s := DefaultSettings()
+	if sp.Stat.Kind == "scoreatk" {
+		s.BootUnit = analysis.BootRuns // METR's score@k bootstrap: tasks fixed
+	}
 	data := -1
 	for i, ch := range sp.Choices {
 		v := ch.Values[c[i]]
@@ -135,7 +140,15 @@ func Apply(ds *ingest.Dataset, s Settings) (*ingest.Dataset, error) {
 			}
 		}
 	case "exclude":
-		out.Filter(func(r *ingest.Run) bool { return !(r.Score.Valid && r.Score.V > s.OutlierAt) })
+		// Not ingest.Dataset.Filter: it compacts Scores in place, and the
+		// score log is shared with ds (and every other cell).
+		kept := out.Runs[:0]
+		for _, r := range out.Runs {
+			if !(r.Score.Valid && r.Score.V > s.OutlierAt) {
+				kept = append(kept, r)
+			}
+		}
+		out.Runs = kept
 	}
 	return out, nil
 }
@@ -260,9 +273,39 @@ func Evaluate(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (E
 				}
 			}
 		}
-		c, err := analysis.Compare(a, b, analysis.ScoreAtKOptions{Boot: boot, Seed: seed, Level: 0.95})
+		cboot := boot
+		if s.BootUnit != analysis.BootHierarchical {
+			cboot = 0
+		}
+		c, err := analysis.Compare(a, b, analysis.ScoreAtKOptions{Boot: cboot, Seed: seed, Level: 0.95})
 		if err != nil {
 			return e, err
+		}
+		if cboot != boot && boot > 0 {
+			// Another unit: the paired bootstrap over Compare's common tasks.
+			bt := map[string]analysis.TaskScores{}
+			for _, t := range b.Tasks {
+				bt[t.Task] = t
+			}
+			var ta, tb []analysis.TaskScores
+			for _, t := range a.Tasks {
+				if u, ok := bt[t.Task]; ok && len(t.Scores) >= a.K && len(u.Scores) >= b.K {
+					ta, tb = append(ta, t), append(tb, u)
+				}
+			}
+			ka, kb := make([]int, len(ta)), make([]int, len(tb))
+			for i := range ka {
+				ka[i], kb[i] = a.K, b.K
+			}
+			stat := func(m []float64) float64 { return m[0] / m[1] }
+			if st.Measure == "diff" {
+				stat = func(m []float64) float64 { return m[0] - m[1] }
+			}
+			lo, hi, _, err := analysis.UnitBootstrap([][]analysis.TaskScores{ta, tb}, [][]int{ka, kb}, s.BootUnit, boot, seed, 0.95, stat)
+			if err != nil {
+				return e, err
+			}
+			c.RatioLow, c.RatioHigh, c.DiffLow, c.DiffHigh = lo, hi, lo, hi
 		}
 		e.Note = fmt.Sprintf("%d tasks; A %.4g (k=%d), B %.4g (k=%d)", len(c.Tasks), c.EstimateA, a.K, c.EstimateB, b.K)
 		if st.Measure == "diff" {
@@ -365,7 +408,11 @@ func scoreAtK(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (E
 	if s.Short == "truncate" {
 		short = analysis.TruncateShort
 	}
-	pts, err := analysis.ScoreAtKCurve(tasks, analysis.ScoreAtKOptions{Ks: []int{st.K}, Boot: boot, Seed: seed, Level: 0.95, Short: short})
+	cboot := boot
+	if s.BootUnit != analysis.BootRuns {
+		cboot = 0
+	}
+	pts, err := analysis.ScoreAtKCurve(tasks, analysis.ScoreAtKOptions{Ks: []int{st.K}, Boot: cboot, Seed: seed, Level: 0.95, Short: short})
 	if err != nil {
 		return e, err
 	}
@@ -374,6 +421,28 @@ func scoreAtK(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (E
 		return e, fmt.Errorf("no task has %d runs (short: drop)", st.K)
 	}
 	e.Value, e.Lo, e.Hi = p.Estimate, p.CILow, p.CIHigh
+	if cboot != boot && boot > 0 {
+		// Another unit: the tasks ScoreAtKCurve keeps, each at its k.
+		var kept []analysis.TaskScores
+		var ks []int
+		for _, t := range tasks {
+			n := len(t.Scores)
+			switch {
+			case n >= st.K:
+				ks = append(ks, st.K)
+			case short == analysis.TruncateShort || t.Random:
+				ks = append(ks, n)
+			default:
+				continue
+			}
+			kept = append(kept, t)
+		}
+		lo, hi, _, err := analysis.UnitBootstrap([][]analysis.TaskScores{kept}, [][]int{ks}, s.BootUnit, boot, seed, 0.95, func(m []float64) float64 { return m[0] })
+		if err != nil {
+			return e, err
+		}
+		e.Lo, e.Hi = lo, hi
+	}
 	e.Note = fmt.Sprintf("%d tasks", p.NTasks)
 	if len(p.Dropped) > 0 {
 		e.Note += "; dropped: " + strings.Join(p.Dropped, ", ")

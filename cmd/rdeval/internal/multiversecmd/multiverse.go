@@ -86,14 +86,17 @@ Choices (each a list; the first value is the default):
   weighting        invsqrt or equal                                [horizon]
   regularization   sklearn's 1/C, e.g. 0.1, 0.2, 0.01              [horizon]
   success          score_binarized or score (clipped to [0, 1])    [horizon]
-  bootstrap        what the interval resamples: hierarchical (families,
-                   tasks, runs: METR's), runs (tasks fixed), tasks (all
-                   their runs) or families (all their tasks)      [horizon]
+  bootstrap        what the interval resamples: runs (tasks fixed), tasks
+                   (each with all its runs), hierarchical (tasks, then runs;
+                   horizon: families, tasks, runs) or families (each with
+                   all its tasks; horizon only)   [scoreatk, compare, horizon]
+                   Without the choice each statistic uses its own scheme:
+                   score@k runs (METR's), compare and horizon hierarchical.
 A choice a statistic does not take is an error naming the spec and the key.
 
 What cannot be varied, and why:
-  - bootstrap unit for scoreatk, compare and regress: their resampling is
-    fixed (see above); rdeval has no alternative schemes for them yet.
+  - bootstrap unit for regress (it has no bootstrap: Wald or CR1 interval),
+    and families for score@k and compare (their data carry no families).
   - floor below 0 / none and triton_rule need raw scores or score logs: runs
     that carry only an already-normalized score (METR's all_runs.jsonl) were
     floored at 0 by their producer and have no logs; such runs are an error.

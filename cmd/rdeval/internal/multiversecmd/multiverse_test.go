@@ -3,14 +3,17 @@ package multiversecmd
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
 
@@ -59,22 +62,22 @@ func TestDemoSpecRuns(t *testing.T) {
 	if err := json.Unmarshal([]byte(a), &js); err != nil {
 		t.Fatal(err)
 	}
-	if len(js.Cells) != 48 || len(js.Spread) != 6 || js.Spread[5]["choice"] != AllTogether || js.Seed != 1 {
+	if len(js.Cells) != 144 || len(js.Spread) != 7 || js.Spread[6]["choice"] != AllTogether || js.Seed != 1 {
 		t.Fatalf("cells %d, spread %d (%v), seed %d", len(js.Cells), len(js.Spread), js.Spread[len(js.Spread)-1]["choice"], js.Seed)
 	}
 	if len(js.Inputs) == 0 || js.Inputs[0]["sha256"] == "" {
 		t.Fatalf("inputs not recorded: %v", js.Inputs)
 	}
-	// One-at-a-time cells: floor has 2 values, so 2 cells; all together: 48.
-	if js.Spread[0]["cells"].(float64) != 2 || js.Spread[5]["cells"].(float64) != 48 {
-		t.Fatalf("spread cells: %v, %v", js.Spread[0]["cells"], js.Spread[5]["cells"])
+	// One-at-a-time cells: floor has 2 values, so 2 cells; all together: 144.
+	if js.Spread[0]["cells"].(float64) != 2 || js.Spread[6]["cells"].(float64) != 144 {
+		t.Fatalf("spread cells: %v, %v", js.Spread[0]["cells"], js.Spread[6]["cells"])
 	}
 	c, _, err := runCmd(t, "--spec", spec, "--boot", "50", "--seed", "2", "--format", "json")
 	if err != nil || c == a {
 		t.Fatalf("another seed should change the intervals (err %v)", err)
 	}
 	csv, _, err := runCmd(t, "--spec", spec, "--boot", "0", "--format", "csv", "--part", "spread")
-	if err != nil || !strings.HasPrefix(csv, "choice,values,cells,n,min,max,range") || strings.Count(csv, "\n") != 7 {
+	if err != nil || !strings.HasPrefix(csv, "choice,values,cells,n,min,max,range") || strings.Count(csv, "\n") != 8 {
 		t.Fatalf("csv spread: %v\n%s", err, csv)
 	}
 	tab, _, err := runCmd(t, "--spec", spec, "--boot", "0")
@@ -98,11 +101,16 @@ stat: {kind: compare, a: "agent=human", b: "agent=human", budget: 8h}
 choices:
   weighting: [invsqrt, equal]
 `, "choices.weighting is not supported for stat kind compare"},
-		"bootstrap unit": {`data: ["@demo"]
-stat: {kind: scoreatk, k: 1}
+		"bootstrap unit for regress": {`data: ["@demo"]
+stat: {kind: regress, formula: "score ~ agent", term: agentx, family: gaussian}
 choices:
   bootstrap: [runs, tasks]
-`, "choices.bootstrap is not supported for stat kind scoreatk: the bootstrap unit can be varied for horizons only"},
+`, "choices.bootstrap is not supported for stat kind regress: regress has no bootstrap"},
+		"families for scoreatk": {`data: ["@demo"]
+stat: {kind: scoreatk, k: 1}
+choices:
+  bootstrap: [runs, families]
+`, "choices.bootstrap: families is not supported for stat kind scoreatk"},
 		"short for compare": {`data: ["@demo"]
 stat: {kind: compare, a: "agent=human", b: "agent=human", budget: 8h}
 choices:
@@ -168,11 +176,11 @@ choices:
 // TestMaxCells: more combinations than --max-cells is a usage error; the
 // flag raises the limit.
 func TestMaxCells(t *testing.T) {
-	_, _, err := runCmd(t, "--spec", "../../../../examples/multiverse-demo.yaml", "--boot", "0", "--max-cells", "47")
-	if err == nil || !isUsage(err) || !strings.Contains(err.Error(), "48 combinations of choices exceed --max-cells 47") {
+	_, _, err := runCmd(t, "--spec", "../../../../examples/multiverse-demo.yaml", "--boot", "0", "--max-cells", "143")
+	if err == nil || !isUsage(err) || !strings.Contains(err.Error(), "144 combinations of choices exceed --max-cells 143") {
 		t.Fatalf("got %v", err)
 	}
-	if _, _, err := runCmd(t, "--spec", "../../../../examples/multiverse-demo.yaml", "--boot", "0", "--max-cells", "48"); err != nil {
+	if _, _, err := runCmd(t, "--spec", "../../../../examples/multiverse-demo.yaml", "--boot", "0", "--max-cells", "144"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -209,5 +217,64 @@ func TestHumanReferenceUnknownTask(t *testing.T) {
 	out, _, err := runCmd(t, "--spec", p, "--boot", "0", "--format", "csv")
 	if err != nil || !strings.Contains(out, "0,none,0.5,") || !strings.Contains(out, "1,0.5,0.45,") {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestApplyLeavesInputAlone: applying a cell (re-normalization and
+// exclude:X) changes neither the runs nor the score log of its input, which
+// every other cell shares (ingest.Dataset.Filter compacts the score log in
+// place, which once corrupted later cells).
+func TestApplyLeavesInputAlone(t *testing.T) {
+	ds, err := LoadDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = Subset(ds, map[string]string{"benchmark": "re-bench", "agent": "Modular (Model A)"})
+	scores := append([]ingest.ScoreEntry(nil), ds.Scores...)
+	runs := append([]ingest.Run(nil), ds.Runs...)
+	s := DefaultSettings()
+	s.Renormalize, s.NoFloor, s.Cap, s.TritonRule, s.Outlier, s.OutlierAt = true, true, 1, "max", "exclude", 0.5
+	out, err := Apply(ds, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Runs) >= len(ds.Runs) {
+		t.Fatalf("exclude:0.5 left %d of %d runs", len(out.Runs), len(ds.Runs))
+	}
+	if len(scores) != len(ds.Scores) {
+		t.Fatal("Apply changed the length of its input's score log")
+	}
+	for i, e := range scores {
+		g := ds.Scores[i]
+		// RawScore NaN marks an invalid attempt; DeepEqual says NaN ≠ NaN.
+		if e.RunID != g.RunID || e.ElapsedS != g.ElapsedS || !(e.RawScore == g.RawScore || math.IsNaN(e.RawScore) && math.IsNaN(g.RawScore)) {
+			t.Fatalf("Apply changed its input's score log at %d: %+v → %+v", i, e, g)
+		}
+	}
+	if !reflect.DeepEqual(runs, ds.Runs) {
+		for i := range runs {
+			if !reflect.DeepEqual(runs[i], ds.Runs[i]) {
+				t.Fatalf("Apply changed its input's run %d: %+v\n→ %+v", i, runs[i], ds.Runs[i])
+			}
+		}
+	}
+}
+
+// TestCellsDoNotDependOnEachOther: a sample of the demo spec's cells,
+// each recomputed alone (a spec whose choices hold that cell's values
+// only), give the same estimate as in the full multiverse.
+func TestCellsDoNotDependOnEachOther(t *testing.T) {
+	full := computeSpec(t, "../../../../examples/multiverse-demo.yaml", 0)
+	for i := 5; i < len(full.Cells); i += 13 {
+		c := full.Cells[i]
+		var b strings.Builder
+		b.WriteString("data: [\"@demo\"]\nwhere: {benchmark: re-bench}\nstat: {kind: scoreatk, k: 16, where: {agent: \"Modular (Model A)\", time_limit_s: \"1800\"}}\nchoices:\n")
+		for j, ch := range full.Choices {
+			b.WriteString("  " + ch.Key + ": [\"" + c.Labels[j] + "\"]\n")
+		}
+		one := computeSpec(t, writeSpec(t, b.String()), 0)
+		if len(one.Cells) != 1 || one.Cells[0].Value != c.Value {
+			t.Errorf("cell %d %v: %v in the multiverse, %v alone", i, c.Labels, c.Value, one.Cells[0].Value)
+		}
 	}
 }

@@ -145,11 +145,13 @@ func directScores(t *testing.T, ds *ingest.Dataset, floor, capv, tritonRule, out
 
 // TestDemoCellsEqualDirect: every cell of examples/multiverse-demo.yaml
 // (score@16 on the demo study; floor × cap × triton rule × outlier × k > n
-// policy) equals rdeval scoreatk on scores normalized directly.
+// policy × bootstrap unit) equals rdeval scoreatk on scores normalized
+// directly (its interval: the runs unit), or for the other units
+// analysis.UnitBootstrap on the tasks rdeval scoreatk keeps.
 func TestDemoCellsEqualDirect(t *testing.T) {
 	res := computeSpec(t, "../../../../examples/multiverse-demo.yaml", 100)
-	if len(res.Cells) != 48 {
-		t.Fatalf("%d cells, want 48", len(res.Cells))
+	if len(res.Cells) != 144 {
+		t.Fatalf("%d cells, want 144", len(res.Cells))
 	}
 	ds, err := LoadDemo()
 	if err != nil {
@@ -168,7 +170,37 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 		if err := scoreatkcmd.Compute(o, d); err != nil {
 			t.Fatal(err)
 		}
-		checkCell(t, c, rows[0].Estimate, rows[0].CILow, rows[0].CIHigh)
+		lo, hi := rows[0].CILow, rows[0].CIHigh
+		if u := label(res, c, KeyBootstrap); u != "runs" {
+			by := map[string][]float64{}
+			for _, r := range d.Runs {
+				if r.Score.Valid {
+					by[r.TaskID] = append(by[r.TaskID], r.Score.V)
+				}
+			}
+			var tasks []analysis.TaskScores
+			var ks []int
+			for _, name := range sortedTaskNames(by) {
+				random := strings.HasPrefix(name, "ai_rd_small_scaling_law")
+				n := len(by[name])
+				switch {
+				case n >= 16:
+					ks = append(ks, 16)
+				case random || label(res, c, KeyShort) == "truncate":
+					ks = append(ks, n)
+				default:
+					continue
+				}
+				tasks = append(tasks, analysis.TaskScores{Task: name, Scores: by[name], Random: random})
+			}
+			unit, _ := analysis.ParseBootUnit(u)
+			var err error
+			lo, hi, _, err = analysis.UnitBootstrap([][]analysis.TaskScores{tasks}, [][]int{ks}, unit, 100, 7, 0.95, func(m []float64) float64 { return m[0] })
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkCell(t, c, rows[0].Estimate, lo, hi)
 		distinct[fmt.Sprint(c.Value)] = true
 	}
 	// The choices must matter, or the check proves little.
@@ -179,8 +211,9 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 
 // TestREBenchRatioCellsEqualDirect: every cell of
 // examples/multiverse-rebench-ratio.yaml (METR public data, three versions ×
-// cap × outlier) equals rdeval audit's compare claim on scores capped or
-// filtered directly.
+// cap × outlier × bootstrap unit) equals rdeval audit's compare claim on
+// scores capped or filtered directly (hierarchical bootstrap: compare's), or
+// for the other units analysis.UnitBootstrap on the groups audit compares.
 func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 	skipWithoutAnchors(t)
 	res := computeSpec(t, "../../../../examples/multiverse-rebench-ratio.yaml", 200)
@@ -226,6 +259,10 @@ func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 		row := auditcmd.Evaluate(f.Claims[0], capped, 200, 7)
 		if row.Verdict == auditcmd.CannotCompute {
 			t.Fatalf("cell %d: audit cannot compute: %s", c.Index, row.Reason)
+		}
+		if u := label(res, c, KeyBootstrap); u != "hierarchical" {
+			unit, _ := analysis.ParseBootUnit(u)
+			row.CILow, row.CIHigh = unitCI(t, capped, "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", "agent=human", 8*3600, unit, 200)
 		}
 		checkCell(t, c, row.Value, row.CILow, row.CIHigh)
 	}
@@ -485,4 +522,42 @@ choices:
 	if len(distinct) < 3 {
 		t.Errorf("only %d distinct estimates", len(distinct))
 	}
+}
+
+// unitCI is the ratio interval of A over B at the budget with bootstrap
+// unit u, on the tasks both groups have with enough runs.
+func unitCI(t *testing.T, ds *ingest.Dataset, a, b string, budget float64, u analysis.BootUnit, boot int) (float64, float64) {
+	t.Helper()
+	random := comparecmd.RandomTasks(ds)
+	sa, _, err := comparecmd.Side(ds, a, budget, 8*3600, random)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, _, err := comparecmd.Side(ds, b, budget, 8*3600, random)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ta, tb []analysis.TaskScores
+	var ka, kb []int
+	for _, x := range sa.Tasks {
+		for _, y := range sb.Tasks {
+			if x.Task == y.Task && len(x.Scores) >= sa.K && len(y.Scores) >= sb.K {
+				ta, tb, ka, kb = append(ta, x), append(tb, y), append(ka, sa.K), append(kb, sb.K)
+			}
+		}
+	}
+	lo, hi, _, err := analysis.UnitBootstrap([][]analysis.TaskScores{ta, tb}, [][]int{ka, kb}, u, boot, 7, 0.95, func(m []float64) float64 { return m[0] / m[1] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lo, hi
+}
+
+func sortedTaskNames(m map[string][]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -45,8 +45,8 @@ var normalizationKeys = map[string]bool{KeyFloor: true, KeyCap: true, KeyTritonR
 
 // applies lists the choices each statistic accepts.
 var applies = map[string][]string{
-	"scoreatk": {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort},
-	"compare":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier},
+	"scoreatk": {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort, KeyBootstrap},
+	"compare":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyBootstrap},
 	"regress":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier},
 	"horizon":  {KeyData, KeyOutlier, KeyWeighting, KeyRegularization, KeySuccess, KeyBootstrap},
 }
@@ -55,7 +55,7 @@ var applies = map[string][]string{
 func why(kind, key string) string {
 	switch {
 	case key == KeyBootstrap:
-		return "the bootstrap unit can be varied for horizons only; here it is fixed (score@k: runs within fixed tasks, as METR; compare: tasks then runs, paired; regress: no bootstrap, Wald CI)"
+		return "regress has no bootstrap (Wald or CR1 interval)"
 	case key == KeyShort && kind == "compare":
 		return "compare works out k from the budget and leaves out tasks with fewer than k runs; it has no truncation"
 	case key == KeyShort:
@@ -249,6 +249,13 @@ func LoadSpec(path string) (*Spec, error) {
 			seen[v.Label] = true
 			c.Labels = append(c.Labels, v.Label)
 			c.Values = append(c.Values, v)
+		}
+		if key == KeyBootstrap && kind != "horizon" {
+			for _, v := range c.Values {
+				if v.Word == "families" {
+					return nil, fail("line %d: choices.bootstrap: families is not supported for stat kind %s: score@k data carry no task families (use runs, tasks or hierarchical)", kn.Line, kind)
+				}
+			}
 		}
 		if key == KeyOutlier && kind == "horizon" {
 			for _, v := range c.Values {
