@@ -9,7 +9,7 @@ import (
 // drawFigure writes --figure: one row per choice and one for all choices
 // together (figures.MultiverseFigure), the default estimate dashed.
 func drawFigure(opts *Options, res *Result) error {
-	p, err := figures.MultiverseFigure("Multiverse: "+res.Stat, res.Stat, SpreadRows(res), res.Default.Value)
+	p, err := figures.MultiverseFigure("Multiverse", res.Spec.Stat.Short(), SpreadRows(res), res.Default.Value)
 	if err != nil {
 		return err
 	}

@@ -136,6 +136,21 @@ func (s Stat) Describe() string {
 	return s.Kind
 }
 
+// Short names the statistic for a figure axis.
+func (s Stat) Short() string {
+	switch s.Kind {
+	case "scoreatk":
+		return fmt.Sprintf("score@%d (mean over tasks)", s.K)
+	case "compare":
+		return fmt.Sprintf("%s A/B at %s", s.Measure, s.Budget)
+	case "horizon":
+		return fmt.Sprintf("p%s horizon (minutes)", strconv.FormatFloat(100*s.Quantile, 'f', -1, 64))
+	case "regress":
+		return "coefficient " + s.Term
+	}
+	return s.Kind
+}
+
 func nodeKey(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
