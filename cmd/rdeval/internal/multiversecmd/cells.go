@@ -89,9 +89,10 @@ func settingsFor(sp *Spec, c []int) (Settings, int) {
 }
 
 // Subset returns the runs of ds that match every where (values may list
-// alternatives "a,b"); scores and tasks are shared with ds.
+// alternatives "a,b") and their score-log entries (a new slice); tasks are
+// shared with ds.
 func Subset(ds *ingest.Dataset, wheres ...map[string]string) *ingest.Dataset {
-	out := &ingest.Dataset{Scores: ds.Scores, Tasks: ds.Tasks}
+	out := &ingest.Dataset{Tasks: ds.Tasks}
 	for i := range ds.Runs {
 		r := &ds.Runs[i]
 		ok := true
@@ -107,6 +108,15 @@ func Subset(ds *ingest.Dataset, wheres ...map[string]string) *ingest.Dataset {
 		}
 		if ok {
 			out.Runs = append(out.Runs, *r)
+		}
+	}
+	ids := map[string]bool{}
+	for _, r := range out.Runs {
+		ids[r.RunID] = true
+	}
+	for _, e := range ds.Scores {
+		if ids[e.RunID] {
+			out.Scores = append(out.Scores, e)
 		}
 	}
 	return out

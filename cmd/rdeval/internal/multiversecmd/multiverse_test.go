@@ -42,11 +42,11 @@ func isUsage(err error) bool {
 // "all choices together".
 func TestDemoSpecRuns(t *testing.T) {
 	spec := "../../../../examples/multiverse-demo.yaml"
-	a, _, err := runCmd(t, "--spec", spec, "--boot", "50", "--format", "json")
+	a, _, err := runCmd(t, "--spec", spec, "--boot", "10", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := runCmd(t, "--spec", spec, "--boot", "50", "--format", "json")
+	b, _, err := runCmd(t, "--spec", spec, "--boot", "10", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestDemoSpecRuns(t *testing.T) {
 	if js.Spread[0]["cells"].(float64) != 2 || js.Spread[6]["cells"].(float64) != 144 {
 		t.Fatalf("spread cells: %v, %v", js.Spread[0]["cells"], js.Spread[6]["cells"])
 	}
-	c, _, err := runCmd(t, "--spec", spec, "--boot", "50", "--seed", "2", "--format", "json")
+	c, _, err := runCmd(t, "--spec", spec, "--boot", "10", "--seed", "2", "--format", "json")
 	if err != nil || c == a {
 		t.Fatalf("another seed should change the intervals (err %v)", err)
 	}
@@ -85,7 +85,7 @@ func TestDemoSpecRuns(t *testing.T) {
 		t.Fatalf("table: %v\n%s", err, tab)
 	}
 	fig := filepath.Join(t.TempDir(), "mv.svg")
-	if _, _, err := runCmd(t, "--spec", spec, "--boot", "20", "--figure", fig); err != nil {
+	if _, _, err := runCmd(t, "--spec", spec, "--boot", "5", "--figure", fig); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(fig); err != nil || !strings.Contains(string(b), "<svg") {
