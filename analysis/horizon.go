@@ -82,6 +82,40 @@ func familyOf(r HorizonRun) string {
 	return r.Family
 }
 
+// BootUnit is what the horizon bootstrap resamples.
+type BootUnit int
+
+const (
+	// BootHierarchical resamples families, then tasks within each drawn
+	// family, then runs within each drawn task × agent (METR's
+	// bootstrap_sample with categories family → task → run; the default).
+	BootHierarchical BootUnit = iota
+	// BootRuns keeps every task once and resamples runs within each
+	// task × agent: run-to-run noise only.
+	BootRuns
+	// BootTasks resamples tasks with replacement, ignoring families, each
+	// drawn task with all its runs as observed: task sampling only.
+	BootTasks
+	// BootFamilies resamples families with replacement, each drawn family
+	// with all its tasks and runs as observed: family sampling only.
+	BootFamilies
+)
+
+// ParseBootUnit parses hierarchical, runs, tasks or families.
+func ParseBootUnit(s string) (BootUnit, error) {
+	for u, name := range bootUnitNames {
+		if s == name {
+			return BootUnit(u), nil
+		}
+	}
+	return 0, fmt.Errorf("analysis: bootstrap unit %q: want hierarchical, runs, tasks or families", s)
+}
+
+var bootUnitNames = []string{"hierarchical", "runs", "tasks", "families"}
+
+// String returns the name ParseBootUnit takes.
+func (u BootUnit) String() string { return bootUnitNames[u] }
+
 // HorizonOptions control Horizons.
 type HorizonOptions struct {
 	Weighting      Weighting
@@ -90,6 +124,7 @@ type HorizonOptions struct {
 	Boot           int       // bootstrap replicates; 0 for point estimates only
 	Seed           uint64
 	Level          float64 // confidence level, e.g. 0.95
+	Unit           BootUnit
 }
 
 // AgentHorizon is one agent's fit.
@@ -153,7 +188,10 @@ type horizonData struct {
 // renormalized (METR's ensure_weights_sum_to_1=False), so C·Σw varies
 // between replicates as it does in METR's code. An agent whose drawn runs
 // are all failures or all successes (or who has none drawn) skips the
-// replicate, which is counted. The interval is the (1−Level)/2 and
+// replicate, which is counted. Other units (opt.Unit) resample one level
+// only, from the same generator: BootRuns (runs within task × agent, tasks
+// fixed), BootTasks (tasks, with all their runs) or BootFamilies (families,
+// with all their tasks and runs). The interval is the (1−Level)/2 and
 // (1+Level)/2 quantiles (numpy.percentile's linear rule) of the remaining
 // replicates. Replicates run in parallel; the result does not depend on
 // GOMAXPROCS.
@@ -252,7 +290,7 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 					clear(bw0[a])
 					clear(bw1[a])
 				}
-				d.resample(rand.New(rand.NewPCG(opt.Seed, uint64(b))), bw0, bw1)
+				d.resampleUnit(opt.Unit, rand.New(rand.NewPCG(opt.Seed, uint64(b))), bw0, bw1)
 				rep := make([][]float64, len(d.agents))
 				for a := range d.agents {
 					rep[a] = make([]float64, nq)
@@ -391,6 +429,45 @@ func (d *horizonData) resample(rng *rand.Rand, w0, w1 [][]float64) {
 				}
 			}
 		}
+	}
+}
+
+// resampleUnit adds one replicate's weights to w0, w1 for bootstrap unit u.
+func (d *horizonData) resampleUnit(u BootUnit, rng *rand.Rand, w0, w1 [][]float64) {
+	addTask := func(t int) {
+		for a, rs := range d.runs[t] {
+			for _, r := range rs {
+				w0[a][t] += r[0]
+				w1[a][t] += r[1]
+			}
+		}
+	}
+	switch u {
+	case BootRuns:
+		for t := range d.runs {
+			for a, rs := range d.runs[t] {
+				n := len(rs)
+				for range n {
+					r := rs[rng.IntN(n)]
+					w0[a][t] += r[0]
+					w1[a][t] += r[1]
+				}
+			}
+		}
+	case BootTasks:
+		nt := len(d.runs)
+		for range nt {
+			addTask(rng.IntN(nt))
+		}
+	case BootFamilies:
+		nf := len(d.families)
+		for range nf {
+			for _, t := range d.families[rng.IntN(nf)] {
+				addTask(t)
+			}
+		}
+	default:
+		d.resample(rng, w0, w1)
 	}
 }
 

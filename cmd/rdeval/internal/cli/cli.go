@@ -22,6 +22,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/ingestcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/inspectcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/multiversecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/normalizecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/powercmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
@@ -92,6 +93,7 @@ command failed; 2 bad usage or bad input (the message says what to fix).`,
 		influencecmd.NewCmd(io, nil),
 		powercmd.NewCmd(io, nil),
 		exportcmd.NewCmd(io, version, nil),
+		multiversecmd.NewCmd(io, version, nil),
 	)
 	return root
 }

@@ -7,9 +7,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
@@ -20,25 +22,33 @@ const MaxRemove = 50
 
 // Options are the parsed flags of `rdeval influence`.
 type Options struct {
-	IO        *iostreams.IO
-	Inputs    []string
-	Input     cmdutil.InputFlags
-	Format    string
-	Stat      string // scoreatk or success
-	K         int
-	Top       int
-	FlagAbove float64
-	Threshold float64 // NaN: no removal set
+	IO     *iostreams.IO
+	Inputs []string
+	Input  cmdutil.InputFlags
+	Format string
+	Stat   string // scoreatk, success or compare
+	// --stat compare: groups A and B, the budget (seconds; BudgetText as
+	// given), ratio or diff, and the length of human runs without a limit.
+	A, B       string
+	Budget     float64
+	BudgetText string
+	Measure    string
+	HumanLen   float64
+	K          int
+	Top        int
+	FlagAbove  float64
+	Threshold  float64 // NaN: no removal set
 	// OnRows, if set, receives the statistic and the computed rows.
 	OnRows func(Result)
 }
 
 // Row is one output row.
 type Row struct {
-	Kind    string // run, task or removal
+	Kind    string // run, task, agent or removal
 	RunID   string // run and removal rows
 	TaskID  string
-	Runs    int     // task rows: runs of the task
+	Agent   string  // agent rows (and run rows of --stat compare)
+	Runs    int     // task and agent rows: runs of the task or agent
 	Value   float64 // run rows: the run's score (scoreatk) or 1/0 final success; NaN for tasks
 	Without float64 // the statistic without this run or task (removal rows: after removing it and those before)
 	Change  float64 // Without − Estimate
@@ -59,10 +69,10 @@ type Result struct {
 // NewCmd builds the cobra command; runF replaces Run in tests.
 func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: io}
-	var threshold string
+	var threshold, budget, humanLen string
 	cmd := &cobra.Command{
 		Use:   "influence INPUT...",
-		Short: "leave-one-run-out and leave-one-task-out influence on score@k or final success",
+		Short: "leave-one-run/task/agent-out influence on score@k, final success or an A/B ratio",
 		Long: `Show how much single runs and single tasks move a headline statistic.
 
 --stat scoreatk: the mean over tasks of score@k (--k, default 1) for one agent ×
@@ -75,7 +85,18 @@ RExBench Table 5) of one framework × model × hint level cell.
 For every run and every task the statistic is recomputed without it; rows are
 sorted by |change| and the --top largest of each kind are printed (0: all). A
 run whose removal leaves its task with fewer than k runs drops the task from the
-mean. Leave-one-agent-out does not apply: both statistics are for one agent.
+mean. Leave-one-agent-out does not apply to these two: both are for one agent.
+
+--stat compare: the point estimate of rdeval compare — the ratio (--measure
+ratio) or difference (diff) of group A's mean score@k_A to group B's over their
+shared tasks at --budget, k = budget / run length (runs longer than the budget
+are read at it from score logs; humans without a time limit last
+--human-run-length). Groups are COLUMN=VALUE[;COLUMN=VALUE…] and may pool
+several agents (e.g. --a "kind=agent;time_limit_s=1800"). Besides runs and
+tasks, every agent is left out in turn ("agent" rows: all its runs removed from
+A and B): does the headline rest on one agent? Every "without" value is the
+ratio recomputed from scratch on the runs left; NaN when it is undefined (a
+group left empty, no shared task, B's mean 0).
 
 Runs whose normalized score is above --flag-above are flagged and always printed
 (default 2: RE-Bench's paper says no cleaned normalized score exceeded 2, exploit
@@ -88,15 +109,43 @@ from below X to ≥ X, with the statistic after each removal.`,
 		Example: `  rdeval influence --demo --stat scoreatk --k 4 --where "agent=Modular (Model A)" --where time_limit_s=1800 --top 5
   rdeval influence all_runs.jsonl --stat scoreatk --k 4 --where benchmark=re-bench --where agent=o1-preview --where time_limit_s=1800
   rdeval influence study/ --stat success --where scaffold=openhands --where model=o1 --where hint_level=no_hints --top 5 --format json
-  rdeval influence all_runs.jsonl --stat scoreatk --where agent=o1-preview --where time_limit_s=1800 --threshold 0.2 --format csv`,
+  rdeval influence all_runs.jsonl --stat scoreatk --where agent=o1-preview --where time_limit_s=1800 --threshold 0.2 --format csv
+  rdeval influence all_runs.jsonl --where benchmark=re-bench --stat compare --a "kind=agent;time_limit_s=1800" --b agent=human --budget 8h`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
 				return err
 			}
-			if opts.Stat != "scoreatk" && opts.Stat != "success" {
-				return cmdutil.Usagef("--stat %q: want scoreatk or success", opts.Stat)
+			switch opts.Stat {
+			case "scoreatk", "success":
+				if opts.A != "" || opts.B != "" || budget != "" {
+					return cmdutil.Usagef("--a, --b and --budget go with --stat compare")
+				}
+			case "compare":
+				if opts.A == "" || opts.B == "" || budget == "" {
+					return cmdutil.Usagef("--stat compare needs --a, --b and --budget")
+				}
+				for _, g := range []string{opts.A, opts.B} {
+					if _, err := comparecmd.ParseGroup(g); err != nil {
+						return err
+					}
+				}
+				d, err := time.ParseDuration(budget)
+				if err != nil || d <= 0 {
+					return cmdutil.Usagef("--budget %q: want a positive duration, e.g. 2h", budget)
+				}
+				opts.Budget, opts.BudgetText = d.Seconds(), budget
+				h, err := time.ParseDuration(humanLen)
+				if err != nil || h <= 0 {
+					return cmdutil.Usagef("--human-run-length %q: want a positive duration, e.g. 8h", humanLen)
+				}
+				opts.HumanLen = h.Seconds()
+				if opts.Measure != "ratio" && opts.Measure != "diff" {
+					return cmdutil.Usagef("--measure %q: want ratio or diff", opts.Measure)
+				}
+			default:
+				return cmdutil.Usagef("--stat %q: want scoreatk, success or compare", opts.Stat)
 			}
 			if opts.K < 1 {
 				return cmdutil.Usagef("--k %d: k must be a positive integer", opts.K)
@@ -120,7 +169,12 @@ from below X to ≥ X, with the statistic after each removal.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
-	fl.StringVar(&opts.Stat, "stat", "scoreatk", "statistic: scoreatk (mean over tasks of score@k) or success (final-success headline)")
+	fl.StringVar(&opts.Stat, "stat", "scoreatk", "statistic: scoreatk (mean over tasks of score@k), success (final-success headline) or compare (A/B at a budget)")
+	fl.StringVar(&opts.A, "a", "", "--stat compare: group A, COLUMN=VALUE[;COLUMN=VALUE…]")
+	fl.StringVar(&opts.B, "b", "", "--stat compare: group B")
+	fl.StringVar(&budget, "budget", "", "--stat compare: total time per task, e.g. 8h")
+	fl.StringVar(&opts.Measure, "measure", "ratio", "--stat compare: ratio (A/B) or diff (A−B)")
+	fl.StringVar(&humanLen, "human-run-length", "8h", "--stat compare: length of human runs without a time limit")
 	fl.IntVar(&opts.K, "k", 1, "k of score@k (--stat scoreatk)")
 	fl.IntVar(&opts.Top, "top", 10, "print the N most influential runs and tasks (0: all)")
 	fl.Float64Var(&opts.FlagAbove, "flag-above", 2, "flag runs whose normalized score is above this")
@@ -142,9 +196,12 @@ func Run(opts *Options) error {
 func Compute(opts *Options, ds *ingest.Dataset) error {
 	var res Result
 	var err error
-	if opts.Stat == "success" {
+	switch opts.Stat {
+	case "success":
 		res, err = success(opts, ds)
-	} else {
+	case "compare":
+		res, err = compare(opts, ds)
+	default:
 		res, err = scoreAtK(opts, ds)
 	}
 	if err != nil {
@@ -395,7 +452,10 @@ func write(opts *Options, res Result) error {
 		rows := make([]map[string]any, len(res.Rows))
 		for i, r := range res.Rows {
 			m := map[string]any{"kind": r.Kind, "task_id": r.TaskID, "without": cmdutil.JSONNum(r.Without), "change": cmdutil.JSONNum(r.Change)}
-			if r.Kind == "task" {
+			if r.Agent != "" {
+				m["agent"] = r.Agent
+			}
+			if r.Kind == "task" || r.Kind == "agent" {
 				m["runs"] = r.Runs
 			} else {
 				m["run_id"], m["value"], m["flag"] = r.RunID, cmdutil.JSONNum(r.Value), r.Flag
@@ -409,17 +469,17 @@ func write(opts *Options, res Result) error {
 		}
 		return cmdutil.WriteJSON(opts.IO.Out, out)
 	}
-	t := cmdutil.Table{Header: []string{"kind", "run_id", "task_id", "runs", "value", "without", "change", "flag"}}
+	t := cmdutil.Table{Header: []string{"kind", "run_id", "task_id", "runs", "value", "without", "change", "flag", "agent"}}
 	for _, r := range res.Rows {
 		runs := ""
-		if r.Kind == "task" {
+		if r.Kind == "task" || r.Kind == "agent" {
 			runs = strconv.Itoa(r.Runs)
 		}
-		t.Rows = append(t.Rows, []string{r.Kind, r.RunID, r.TaskID, runs, cmdutil.Fixed4(r.Value), cmdutil.Fixed4(r.Without), cmdutil.Fixed4(r.Change), r.Flag})
+		t.Rows = append(t.Rows, []string{r.Kind, r.RunID, r.TaskID, runs, cmdutil.Fixed4(r.Value), cmdutil.Fixed4(r.Without), cmdutil.Fixed4(r.Change), r.Flag, r.Agent})
 	}
 	if opts.Format == cmdutil.FormatCSV {
 		// The first row is the statistic on all runs.
-		t.Rows = append([][]string{{"all", "", "", strconv.Itoa(res.Tasks), "", cmdutil.Fixed4(res.Estimate), "0.0000", ""}}, t.Rows...)
+		t.Rows = append([][]string{{"all", "", "", strconv.Itoa(res.Tasks), "", cmdutil.Fixed4(res.Estimate), "0.0000", "", ""}}, t.Rows...)
 		return t.WriteCSV(opts.IO.Out)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s, %s: %s (%d tasks, %d runs)\n", res.Stat, groupText(res.Group), cmdutil.Fixed4(res.Estimate), res.Tasks, res.RunCount)

@@ -11,6 +11,7 @@ import (
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -30,6 +31,7 @@ type Options struct {
 	Sims   int
 	Seed   uint64
 	PA, PB float64 // assumed rates (NaN: use pilot data)
+	Figure string  // --figure: power against runs per task, one line per number of tasks
 	// OnRows, if set, receives the computed cells.
 	OnRows func([]analysis.PowerCell)
 }
@@ -65,8 +67,12 @@ skewed differences its level is approximate. Runs per task must be at least k.
 
 --a and --b select each agent's pilot runs like --where (COLUMN=VALUE[,VALUE…],
 repeatable; all must hold); --where filters both. Simulation error: power_se =
-sqrt(p(1−p)/sims) (at most 0.011 with 2000 simulations).`,
+sqrt(p(1−p)/sims) (at most 0.011 with 2000 simulations).
+
+--figure draws power against runs per task, one line per number of tasks, with a
+band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 		Example: `  rdeval power --pa 0.3 --pb 0.5 --runs 3,5,10 --tasks 6,12,24
+  rdeval power --pa 0.3 --pb 0.5 --runs 2,4,8,16 --tasks 6,12 --figure power.svg
   rdeval power --pilot study/ --a hint_level=no_hints --b hint_level=hints --where model=o1
   rdeval power --pilot all_runs.jsonl --stat scoreatk --k 2 --where time_limit_s=1800 --a agent=o1-preview --b "agent=Claude 3.5 Sonnet (New)" --format csv`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -124,6 +130,11 @@ sqrt(p(1−p)/sims) (at most 0.011 with 2000 simulations).`,
 			if opts.Sims < 1 {
 				return cmdutil.Usagef("--sims %d: want ≥ 1", opts.Sims)
 			}
+			if opts.Figure != "" {
+				if err := cmdutil.CheckFigurePath("--figure", opts.Figure); err != nil {
+					return err
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -144,6 +155,7 @@ sqrt(p(1−p)/sims) (at most 0.011 with 2000 simulations).`,
 	fl.Uint64Var(&opts.Seed, "seed", 1, "simulation seed")
 	fl.StringVar(&pa, "pa", "", "assumed final-success rate of agent A (instead of pilot data)")
 	fl.StringVar(&pb, "pb", "", "assumed final-success rate of agent B")
+	fl.StringVar(&opts.Figure, "figure", "", "also draw power against runs per task, one line per number of tasks, to this .svg, .png or .pdf file")
 	// The input flags, without --tasks (the grid flag here): the task catalog is --task-catalog.
 	fl.StringVar(&opts.Input.Benchmark, "benchmark", "", "set the benchmark of every run read (e.g. re-bench, rexbench)")
 	fl.StringVar(&opts.Input.TasksFile, "task-catalog", "", "YAML task catalog that adds to or overrides the built-in ones")
@@ -303,6 +315,20 @@ func write(opts *Options, desc string, cells []analysis.PowerCell, closed []floa
 	if opts.OnRows != nil {
 		opts.OnRows(cells)
 	}
+	if err := writeTable(opts, desc, cells, closed); err != nil {
+		return err
+	}
+	if opts.Figure == "" {
+		return nil
+	}
+	p, err := figures.PowerFigure(fmt.Sprintf("Power, α = %g (%d simulations per point)", opts.Alpha, opts.Sims), cells)
+	if err != nil {
+		return err
+	}
+	return figures.SaveFile(p, figures.OneColumn, figures.Height(figures.OneColumn), opts.Figure)
+}
+
+func writeTable(opts *Options, desc string, cells []analysis.PowerCell, closed []float64) error {
 	maxSE := 0.0
 	for _, c := range cells {
 		maxSE = math.Max(maxSE, c.PowerSE)

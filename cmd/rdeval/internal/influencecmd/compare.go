@@ -1,0 +1,293 @@
+package influencecmd
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rdeval/rdeval/analysis"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
+	"github.com/rdeval/rdeval/ingest"
+)
+
+// CompareStat is the point estimate of rdeval compare (no bootstrap): the
+// ratio (or difference) of group A's mean score@k_A to group B's mean
+// score@k_B over their shared tasks, k = budget / run length (runs longer
+// than the budget read at it from score logs). NaN when it cannot be
+// computed (a group left without runs, no shared task, B's mean 0).
+func CompareStat(ds *ingest.Dataset, a, b string, budget, humanLen float64, measure string) float64 {
+	random := comparecmd.RandomTasks(ds)
+	sa, _, err := comparecmd.Side(ds, a, budget, humanLen, random)
+	if err != nil {
+		return math.NaN()
+	}
+	sb, _, err := comparecmd.Side(ds, b, budget, humanLen, random)
+	if err != nil {
+		return math.NaN()
+	}
+	c, err := analysis.Compare(sa, sb, analysis.ScoreAtKOptions{})
+	if err != nil {
+		return math.NaN()
+	}
+	if measure == "diff" {
+		return c.Diff
+	}
+	return c.Ratio
+}
+
+// inGroup reports whether run r belongs to group g.
+func inGroup(r *ingest.Run, g map[string]string) bool {
+	for c, v := range g {
+		if got, _ := ingest.RunValue(r, c); got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// compare is --stat compare: leave-one-agent-out, leave-one-task-out and
+// leave-one-run-out changes of the A/B ratio (or difference). Every
+// "without" value is the statistic recomputed from scratch on the runs
+// left (CompareStat), so runs read at the budget from score logs are
+// handled as rdeval compare handles them.
+func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
+	ga, err := comparecmd.ParseGroup(opts.A)
+	if err != nil {
+		return Result{}, err
+	}
+	gb, err := comparecmd.ParseGroup(opts.B)
+	if err != nil {
+		return Result{}, err
+	}
+	// Keep only the runs of A or B: the others cannot change the statistic.
+	sub := &ingest.Dataset{Scores: ds.Scores, Tasks: ds.Tasks}
+	for i := range ds.Runs {
+		if r := &ds.Runs[i]; inGroup(r, ga) || inGroup(r, gb) {
+			sub.Runs = append(sub.Runs, *r)
+		}
+	}
+	random := comparecmd.RandomTasks(sub)
+	sa, _, err := comparecmd.Side(sub, opts.A, opts.Budget, opts.HumanLen, random)
+	if err != nil {
+		return Result{}, err
+	}
+	sb, _, err := comparecmd.Side(sub, opts.B, opts.Budget, opts.HumanLen, random)
+	if err != nil {
+		return Result{}, err
+	}
+	c, err := analysis.Compare(sa, sb, analysis.ScoreAtKOptions{})
+	if err != nil {
+		return Result{}, &cmdutil.BadInputError{Err: err}
+	}
+	stat := func(keep func(*ingest.Run) bool) float64 {
+		red := &ingest.Dataset{Scores: sub.Scores, Tasks: sub.Tasks}
+		for i := range sub.Runs {
+			if keep(&sub.Runs[i]) {
+				red.Runs = append(red.Runs, sub.Runs[i])
+			}
+		}
+		return CompareStat(red, opts.A, opts.B, opts.Budget, opts.HumanLen, opts.Measure)
+	}
+	est := CompareStat(sub, opts.A, opts.B, opts.Budget, opts.HumanLen, opts.Measure)
+	if math.IsNaN(est) {
+		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("the %s is undefined (B's mean score is 0)", opts.Measure)}
+	}
+	res := Result{Stat: fmt.Sprintf("%s A/B at %s (k_A=%d, k_B=%d)", opts.Measure, opts.BudgetText, sa.K, sb.K),
+		Group: map[string]string{"a": opts.A, "b": opts.B}, Estimate: est, Tasks: len(c.Tasks), RunCount: len(sub.Runs)}
+
+	var runs, agents, tasks []Row
+	agentRuns := map[string]int{}
+	taskRuns := map[string]int{}
+	for i := range sub.Runs {
+		agentRuns[sub.Runs[i].Agent]++
+		taskRuns[sub.Runs[i].TaskID]++
+	}
+	for _, a := range sortedKeys(agentRuns) {
+		w := stat(func(r *ingest.Run) bool { return r.Agent != a })
+		agents = append(agents, Row{Kind: "agent", Agent: a, Runs: agentRuns[a], Value: math.NaN(), Without: w, Change: w - est})
+	}
+	for _, t := range sortedKeys(taskRuns) {
+		w := stat(func(r *ingest.Run) bool { return r.TaskID != t })
+		tasks = append(tasks, Row{Kind: "task", TaskID: t, Runs: taskRuns[t], Value: math.NaN(), Without: w, Change: w - est})
+	}
+	units, err := compareUnits(sub, opts, ga, gb, sa.K, sb.K)
+	if err != nil {
+		return Result{}, err
+	}
+	fast := func(removed []bool) float64 {
+		return units.stat(removed, opts.Measure)
+	}
+	if f := fast(make([]bool, len(sub.Runs))); !sameOrBothNaN(f, est) {
+		return Result{}, fmt.Errorf("influence: internal check failed: per-run scores give %v, rdeval compare %v", f, est)
+	}
+	removed := make([]bool, len(sub.Runs))
+	for i := range sub.Runs {
+		r := &sub.Runs[i]
+		removed[i] = true
+		w := fast(removed)
+		removed[i] = false
+		row := Row{Kind: "run", RunID: r.RunID, TaskID: r.TaskID, Agent: r.Agent, Value: r.Score.Or(math.NaN()), Without: w, Change: w - est}
+		if r.Score.Valid && r.Score.V > opts.FlagAbove {
+			row.Flag = fmt.Sprintf("score>%v", opts.FlagAbove)
+		}
+		runs = append(runs, row)
+	}
+	for _, rs := range [][]Row{runs, agents, tasks} {
+		sortRows(rs)
+	}
+	for i, r := range runs {
+		if opts.Top == 0 || i < opts.Top || r.Flag != "" {
+			res.Rows = append(res.Rows, r)
+		}
+	}
+	for _, rs := range [][]Row{agents, tasks} {
+		for i, r := range rs {
+			if opts.Top == 0 || i < opts.Top {
+				res.Rows = append(res.Rows, r)
+			}
+		}
+	}
+	if !math.IsNaN(opts.Threshold) {
+		rs := analysis.GreedyRemoval(len(sub.Runs), fast, opts.Threshold, MaxRemove)
+		addRemoval(&res, rs, func(u int) (string, string, float64) {
+			r := &sub.Runs[u]
+			return r.RunID, r.TaskID, r.Score.Or(math.NaN())
+		})
+	}
+	return res, nil
+}
+
+// sortRows orders rows by |change|, largest first (NaN last), then by
+// agent, task and run id.
+func sortRows(rs []Row) {
+	abs := func(x float64) float64 {
+		if math.IsNaN(x) {
+			return -1
+		}
+		return math.Abs(x)
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		if a, b := abs(rs[i].Change), abs(rs[j].Change); a != b {
+			return a > b
+		}
+		if rs[i].Agent != rs[j].Agent {
+			return rs[i].Agent < rs[j].Agent
+		}
+		if rs[i].TaskID != rs[j].TaskID {
+			return rs[i].TaskID < rs[j].TaskID
+		}
+		return rs[i].RunID < rs[j].RunID
+	})
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sameOrBothNaN(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b))
+}
+
+// cunit is one run's score on one side of the comparison.
+type cunit struct {
+	run   int // index in the runs
+	side  int // 0: A, 1: B
+	task  string
+	score float64
+}
+
+// cunits are the per-run scores of both sides, so that the statistic
+// without some runs is recomputed without rebuilding the groups.
+type cunits struct {
+	units  []cunit
+	k      [2]int
+	random map[string]bool
+}
+
+// compareUnits gives every run of A and B its score as rdeval compare uses
+// it: its final score, or, for a group read at the budget, the score its
+// own log had reached at the budget (allocationcmd.TruncatedScores on that
+// run alone). Runs that compare leaves out (no score; no log when read at
+// the budget) get no unit.
+func compareUnits(ds *ingest.Dataset, opts *Options, ga, gb map[string]string, ka, kb int) (*cunits, error) {
+	cu := &cunits{k: [2]int{ka, kb}, random: comparecmd.RandomTasks(ds)}
+	for side, g := range []map[string]string{ga, gb} {
+		truncated := false
+		for i := range ds.Runs {
+			r := &ds.Runs[i]
+			if !inGroup(r, g) || !r.Score.Valid {
+				continue
+			}
+			switch {
+			case r.TimeLimitS.Valid && r.TimeLimitS.V > 0:
+				truncated = float64(r.TimeLimitS.V) > opts.Budget
+			case r.Kind == "human":
+				truncated = opts.HumanLen > opts.Budget
+			}
+			break
+		}
+		for i := range ds.Runs {
+			r := &ds.Runs[i]
+			if !inGroup(r, g) || !r.Score.Valid {
+				continue
+			}
+			if !truncated {
+				cu.units = append(cu.units, cunit{run: i, side: side, task: r.TaskID, score: r.Score.V})
+				continue
+			}
+			one := &ingest.Dataset{Runs: []ingest.Run{*r}, Scores: ds.Scores, Tasks: ds.Tasks}
+			for _, tasks := range allocationcmd.TruncatedScores(one, func(*ingest.Run) bool { return true }, opts.Budget) {
+				for t, sc := range tasks {
+					for _, v := range sc {
+						cu.units = append(cu.units, cunit{run: i, side: side, task: t, score: v})
+					}
+				}
+			}
+		}
+	}
+	return cu, nil
+}
+
+// stat is the comparison without the runs marked removed.
+func (cu *cunits) stat(removed []bool, measure string) float64 {
+	var by [2]map[string][]float64
+	by[0], by[1] = map[string][]float64{}, map[string][]float64{}
+	for _, u := range cu.units {
+		if !removed[u.run] {
+			by[u.side][u.task] = append(by[u.side][u.task], u.score)
+		}
+	}
+	var sides [2]analysis.Side
+	for i := range sides {
+		names := make([]string, 0, len(by[i]))
+		for t := range by[i] {
+			names = append(names, t)
+		}
+		sort.Strings(names)
+		sides[i].K = cu.k[i]
+		for _, t := range names {
+			sides[i].Tasks = append(sides[i].Tasks, analysis.TaskScores{Task: t, Scores: by[i][t], Random: cu.random[t]})
+		}
+		if len(names) == 0 {
+			return math.NaN()
+		}
+	}
+	c, err := analysis.Compare(sides[0], sides[1], analysis.ScoreAtKOptions{})
+	if err != nil {
+		return math.NaN()
+	}
+	if measure == "diff" {
+		return c.Diff
+	}
+	return c.Ratio
+}

@@ -1,0 +1,117 @@
+package influencecmd
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/auditcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/multiversecmd"
+	"github.com/rdeval/rdeval/ingest"
+)
+
+// TestCompareInfluenceEqualsRecompute: on the demo study, the three
+// fictional agents' 30-minute runs pooled (score@4) over humans read at 2 h
+// from their score logs: the "without" of every agent, task and run row
+// equals rdeval audit's compare claim (boot 0) recomputed on the runs left,
+// to 1e-12; so does the estimate and every step of the greedy removal.
+func TestCompareInfluenceEqualsRecompute(t *testing.T) {
+	ds, err := multiversecmd.LoadDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := &ingest.Dataset{Scores: ds.Scores, Tasks: ds.Tasks}
+	for _, r := range ds.Runs {
+		if r.Benchmark == "re-bench" {
+			rb.Runs = append(rb.Runs, r)
+		}
+	}
+	claims := filepath.Join(t.TempDir(), "claims.yaml")
+	os.WriteFile(claims, []byte(`claims:
+  - id: c
+    stat: {kind: compare, a: "kind=agent;time_limit_s=1800", b: "agent=human", budget: 2h, measure: ratio}
+    expect: {min: 0}
+`), 0o644)
+	f, err := auditcmd.Load(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := func(keep func(*ingest.Run) bool) float64 {
+		d := &ingest.Dataset{Scores: rb.Scores, Tasks: rb.Tasks}
+		for _, r := range rb.Runs {
+			if keep(&r) {
+				d.Runs = append(d.Runs, r)
+			}
+		}
+		row := auditcmd.Evaluate(f.Claims[0], d, 0, 1)
+		if row.Verdict == auditcmd.CannotCompute {
+			return math.NaN()
+		}
+		return row.Value
+	}
+	var res Result
+	io, _, _ := iostreams.Test()
+	opts := &Options{IO: io, Format: "json", Stat: "compare", A: "kind=agent;time_limit_s=1800", B: "agent=human", Budget: 7200, BudgetText: "2h",
+		Measure: "ratio", HumanLen: 28800, Top: 0, FlagAbove: 2, Threshold: 3, OnRows: func(r Result) { res = r }}
+	if err := Compute(opts, rb); err != nil {
+		t.Fatal(err)
+	}
+	all := direct(func(*ingest.Run) bool { return true })
+	if !sameOrBothNaN(res.Estimate, all) {
+		t.Fatalf("estimate %v, audit %v", res.Estimate, all)
+	}
+	kinds := map[string]int{}
+	removedSoFar := map[string]bool{}
+	for _, r := range res.Rows {
+		kinds[r.Kind]++
+		var want float64
+		switch r.Kind {
+		case "agent":
+			want = direct(func(x *ingest.Run) bool { return x.Agent != r.Agent })
+		case "task":
+			want = direct(func(x *ingest.Run) bool { return x.TaskID != r.TaskID })
+		case "run":
+			want = direct(func(x *ingest.Run) bool { return x.RunID != r.RunID })
+		case "removal":
+			removedSoFar[r.RunID] = true
+			want = direct(func(x *ingest.Run) bool { return !removedSoFar[x.RunID] })
+		}
+		if !sameOrBothNaN(r.Without, want) {
+			t.Errorf("%s %s%s%s: without %.17g, recomputed %.17g", r.Kind, r.Agent, r.TaskID, r.RunID, r.Without, want)
+		}
+		if !sameOrBothNaN(r.Change, want-all) {
+			t.Errorf("%s %s%s%s: change %v, want %v", r.Kind, r.Agent, r.TaskID, r.RunID, r.Change, want-all)
+		}
+	}
+	// 3 agents + human, 7 tasks, 336 agent runs + 42 human runs.
+	if kinds["agent"] != 4 || kinds["task"] != 7 || kinds["run"] != 378 || kinds["removal"] == 0 {
+		t.Errorf("rows: %v", kinds)
+	}
+	if res.Crossed == nil {
+		t.Error("no threshold verdict")
+	}
+}
+
+// TestCompareFlags: --stat compare needs --a, --b and --budget; they are
+// refused with the other statistics.
+func TestCompareFlags(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "runs.jsonl")
+	os.WriteFile(p, []byte(fixture), 0o644)
+	for _, args := range [][]string{
+		{p, "--stat", "compare", "--a", "agent=A"},
+		{p, "--stat", "scoreatk", "--a", "agent=A"},
+		{p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "soon"},
+		{p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "1h", "--measure", "odds"},
+	} {
+		if _, _, err := runCmd(t, args...); err == nil {
+			t.Errorf("%v: want an error", args)
+		}
+	}
+	// A/B on the fixture: A's t1 mean 0.2 over B's 0.5 (t2 has no B run).
+	out, _, err := runCmd(t, p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "30m", "--format", "csv")
+	if err != nil || len(out) == 0 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}

@@ -1,0 +1,434 @@
+// Package multiversecmd implements `rdeval multiverse`: one statistic
+// recomputed under every combination of the analyst's choices, and how much
+// each choice moves it.
+package multiversecmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rdeval/rdeval/analysis"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/ingest"
+	"github.com/spf13/cobra"
+)
+
+// DefaultMaxCells is the default --max-cells.
+const DefaultMaxCells = 256
+
+// AllTogether labels the spread over every cell.
+const AllTogether = "all choices together"
+
+// Options are the parsed flags of `rdeval multiverse`.
+type Options struct {
+	IO       *iostreams.IO
+	Version  string
+	Spec     string
+	Data     []string
+	Input    cmdutil.InputFlags
+	Format   string
+	Part     string // csv: cells or spread
+	Boot     int
+	Seed     uint64
+	MaxCells int
+	Figure   string
+	// OnResult, if set, receives the result before it is written.
+	OnResult func(*Result)
+}
+
+// NewCmd builds the cobra command; runF replaces Run in tests.
+func NewCmd(io *iostreams.IO, version string, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: io, Version: version}
+	cmd := &cobra.Command{
+		Use:   "multiverse --spec SPEC.yaml",
+		Short: "Recompute one statistic under every combination of analyst choices; spread per choice",
+		Long: `Recompute one statistic under every combination of analyst choices (a
+"multiverse"), print each combination's estimate with its 95% interval, and
+the spread each choice causes on its own (the others held at their defaults,
+the first value of each list), plus all choices together — as the boxplot of
+METR's time-horizon multiverse (eval-analysis-public metrics/multiverse_boxplot.yaml).
+
+The spec names the inputs, filters, the statistic and the choices:
+
+  data: [all_runs.jsonl]          # relative to the spec; "@demo" = the embedded demo study
+                                  # (ignored when choices.data is given)
+  where: {benchmark: re-bench}
+  stat: {kind: compare, a: "agent=X;time_limit_s=1800", b: "agent=human", budget: 2h, measure: ratio}
+  choices:
+    cap: [none, 2]
+    outlier: [none, "cap:2", "exclude:2"]
+
+Statistics (fields as in rdeval audit):
+  scoreatk  where, k: score@k, mean over tasks; bootstrap over runs within tasks
+  compare   a, b, budget, measure (ratio | diff), human_run_length: paired
+            bootstrap over tasks, then runs (as rdeval compare)
+  horizon   agent, quantile (default 0.5), where: the agent's METR horizon in
+            minutes; hierarchical bootstrap (as rdeval horizon --where agent=…)
+  regress   formula, term, family, cluster: one GLM coefficient with its Wald
+            (or CR1) interval; no bootstrap
+
+Choices (each a list; the first value is the default):
+  data             inputs, one dataset version per value: [LABEL=]FILE[,FILE…]
+  floor            floor of normalized scores: a number or none   [scoreatk, compare, regress]
+  cap              cap of normalized scores: a number or none      [scoreatk, compare, regress]
+  triton_rule      final score of ai_rd_triton_cumsum from its log: min or max (needs score logs)
+  human_reference  reference (y_ref) or human (the task's human_reference,
+                   METR's human_score) as the score-1 point
+  outlier          none, cap:X (cap normalized scores at X) or exclude:X
+                   (leave out runs scoring above X)   [all; horizon: none, exclude:X]
+  short            k > n policy of score@k: drop or truncate      [scoreatk]
+  weighting        invsqrt or equal                                [horizon]
+  regularization   sklearn's 1/C, e.g. 0.1, 0.2, 0.01              [horizon]
+  success          score_binarized or score (clipped to [0, 1])    [horizon]
+  bootstrap        what the interval resamples: runs (tasks fixed), tasks
+                   (each with all its runs), hierarchical (tasks, then runs;
+                   horizon: families, tasks, runs) or families (each with
+                   all its tasks; horizon only)   [scoreatk, compare, horizon]
+                   Without the choice each statistic uses its own scheme:
+                   score@k runs (METR's), compare and horizon hierarchical.
+A choice a statistic does not take is an error naming the spec and the key.
+
+What cannot be varied, and why:
+  - bootstrap unit for regress (it has no bootstrap: Wald or CR1 interval),
+    and families for score@k and compare (their data carry no families).
+  - floor below 0 / none and triton_rule need raw scores or score logs: runs
+    that carry only an already-normalized score (METR's all_runs.jsonl) were
+    floored at 0 by their producer and have no logs; such runs are an error.
+  - human_reference needs a human_reference on every task used, on the same
+    side of y_start as y_ref. METR's human_score fails this for
+    ai_rd_small_scaling_law (−0.828 < y_start 0.24 < y_ref 0.84).
+  - compare groups whose runs are longer than the budget are read at the
+    budget from score logs (floored at 0): floor above 0, cap and outlier
+    cap:X apply after reading, a floor below 0 is an error, and exclude:X
+    leaves runs out by their final score.
+  - normalization choices do not apply to horizons (success is
+    score_binarized from the input, or the clipped score).
+
+Every cell uses the same seed (common random numbers), so differences
+between cells are not bootstrap noise in the point estimates. The number of
+cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
+		Example: `  rdeval multiverse --spec examples/multiverse-demo.yaml
+  rdeval multiverse --spec examples/multiverse-rebench-ratio.yaml --boot 2000 --figure ratio.svg
+  rdeval multiverse --spec examples/multiverse-horizons.yaml --boot 200 --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Spec == "" {
+				return cmdutil.Usagef("--spec: give the multiverse spec (YAML)")
+			}
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+				return err
+			}
+			if opts.Part != "cells" && opts.Part != "spread" {
+				return cmdutil.Usagef("--part %q: want cells or spread", opts.Part)
+			}
+			if opts.Boot < 0 {
+				return cmdutil.Usagef("--boot %d: want 0 (no interval) or more replicates", opts.Boot)
+			}
+			if opts.MaxCells < 1 {
+				return cmdutil.Usagef("--max-cells %d: want at least 1", opts.MaxCells)
+			}
+			if opts.Figure != "" {
+				if err := cmdutil.CheckFigurePath("--figure", opts.Figure); err != nil {
+					return err
+				}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Spec, "spec", "", "multiverse spec (YAML)")
+	fl.StringSliceVar(&opts.Data, "data", nil, "inputs (override the spec's data:; not with a data choice)")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Part, "part", "cells", "csv: which table, cells or spread")
+	fl.IntVar(&opts.Boot, "boot", 1000, "bootstrap replicates per cell (0: no interval)")
+	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed (the same for every cell)")
+	fl.IntVar(&opts.MaxCells, "max-cells", DefaultMaxCells, "refuse specs with more combinations than this")
+	fl.StringVar(&opts.Figure, "figure", "", "also draw the spread per choice to this .svg, .png or .pdf file")
+	cmdutil.AddInputFlags(cmd, &opts.Input, false)
+	return cmd
+}
+
+// Cell is one combination's estimate.
+type Cell struct {
+	Index  int
+	Combo  []int    // value index per choice
+	Labels []string // value label per choice
+	Estimate
+	Error string // why the statistic could not be computed ("" if it was)
+}
+
+// SpreadRow is the spread of one choice (or of all choices together).
+type SpreadRow struct {
+	Choice string
+	Values []string
+	analysis.Spread
+}
+
+// Result is the whole multiverse.
+type Result struct {
+	Spec     *Spec
+	Stat     string
+	Choices  []Choice
+	Cells    []Cell
+	Default  Cell
+	Spread   []SpreadRow
+	Inputs   []ingest.InputStats
+	Boot     int
+	Seed     uint64
+	Warnings []string
+}
+
+// Run loads the spec and data, computes every cell and prints the result.
+func Run(opts *Options) error {
+	sp, err := LoadSpec(opts.Spec)
+	if err != nil {
+		return err
+	}
+	res, err := Compute(opts, sp)
+	if err != nil {
+		return err
+	}
+	if opts.OnResult != nil {
+		opts.OnResult(res)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
+	if err := write(opts, res); err != nil {
+		return err
+	}
+	if opts.Figure != "" {
+		return drawFigure(opts, res)
+	}
+	return nil
+}
+
+// Compute evaluates every cell of sp.
+func Compute(opts *Options, sp *Spec) (*Result, error) {
+	sizes := make([]int, len(sp.Choices))
+	dataIdx := -1
+	for i, c := range sp.Choices {
+		sizes[i] = len(c.Values)
+		if c.Key == KeyData {
+			dataIdx = i
+		}
+	}
+	combos := analysis.Combinations(sizes)
+	if len(combos) > opts.MaxCells {
+		return nil, cmdutil.Usagef("spec %s: %d combinations of choices exceed --max-cells %d (raise it, or vary fewer choices)", sp.Path, len(combos), opts.MaxCells)
+	}
+	// The datasets: one per data value, or the spec's (or --data) inputs.
+	var versions [][]string
+	switch {
+	case dataIdx >= 0 && len(opts.Data) > 0:
+		return nil, cmdutil.Usagef("spec %s: --data cannot be combined with choices.data", sp.Path)
+	case dataIdx >= 0:
+		for _, v := range sp.Choices[dataIdx].Values {
+			versions = append(versions, v.Inputs)
+		}
+	case len(opts.Data) > 0:
+		versions = [][]string{opts.Data}
+	case len(sp.Data) > 0:
+		versions = [][]string{sp.Data}
+	default:
+		return nil, cmdutil.Usagef("spec %s: no inputs: give data: or choices.data in the spec, or --data", sp.Path)
+	}
+	res := &Result{Spec: sp, Stat: sp.Stat.Describe(), Choices: sp.Choices, Boot: opts.Boot, Seed: opts.Seed}
+	datasets := make([]*ingest.Dataset, len(versions))
+	for i, in := range versions {
+		ds, err := load(opts, in)
+		if err != nil {
+			return nil, err
+		}
+		res.Inputs = append(res.Inputs, ds.Inputs...)
+		for _, w := range ds.Warnings {
+			res.Warnings = append(res.Warnings, w.String())
+		}
+		datasets[i] = Subset(ds, sp.Where, sp.Stat.Where)
+		if len(datasets[i].Runs) == 0 {
+			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: no run of %s matches where %v and the stat's where %v", sp.Path, strings.Join(in, ", "), sp.Where, sp.Stat.Where)}
+		}
+	}
+	for n, c := range combos {
+		s, di := settingsFor(sp, c)
+		if di < 0 {
+			di = 0
+		}
+		cell := Cell{Index: n, Combo: c}
+		for i, ch := range sp.Choices {
+			cell.Labels = append(cell.Labels, ch.Labels[c[i]])
+		}
+		ds, err := Apply(datasets[di], s)
+		if err != nil {
+			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
+		}
+		e, err := Evaluate(sp.Stat, ds, s, opts.Boot, opts.Seed)
+		cell.Estimate = e
+		var ce *ChoiceError
+		if errors.As(err, &ce) {
+			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
+		}
+		if err != nil {
+			cell.Error = err.Error()
+		}
+		res.Cells = append(res.Cells, cell)
+	}
+	res.Default = res.Cells[0]
+	ok := 0
+	for _, c := range res.Cells {
+		if c.Error == "" {
+			ok++
+		}
+	}
+	if ok == 0 {
+		return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: the statistic cannot be computed in any cell (default cell: %s)", sp.Path, res.Cells[0].Error)}
+	}
+	if ok < len(res.Cells) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d cells cannot be computed (see their error column); they are left out of the spread", len(res.Cells)-ok, len(res.Cells)))
+	}
+	spread := func(keep func(Cell) bool) analysis.Spread {
+		var est, lo, hi []float64
+		for _, c := range res.Cells {
+			if keep(c) {
+				est, lo, hi = append(est, c.Value), append(lo, c.Lo), append(hi, c.Hi)
+			}
+		}
+		return analysis.SummarizeSpread(est, lo, hi)
+	}
+	for i, ch := range sp.Choices {
+		res.Spread = append(res.Spread, SpreadRow{Choice: ch.Key, Values: ch.Labels, Spread: spread(func(c Cell) bool { return analysis.OneAtATime(c.Combo, i) })})
+	}
+	var all []string
+	for _, ch := range sp.Choices {
+		all = append(all, ch.Key)
+	}
+	res.Spread = append(res.Spread, SpreadRow{Choice: AllTogether, Values: all, Spread: spread(func(Cell) bool { return true })})
+	return res, nil
+}
+
+// load reads one dataset version; DemoInput is the embedded demo study.
+func load(opts *Options, inputs []string) (*ingest.Dataset, error) {
+	for _, in := range inputs {
+		if in == DemoInput {
+			if len(inputs) > 1 {
+				return nil, cmdutil.Usagef("%s cannot be combined with other inputs in one data value", DemoInput)
+			}
+			return LoadDemo()
+		}
+	}
+	ds, err := opts.Input.Load(inputs)
+	if err != nil {
+		return nil, cmdutil.ReportLoadError(opts.IO, err)
+	}
+	return ds, nil
+}
+
+// LoadDemo ingests the embedded synthetic demo study (as rdeval report
+// does, with the RExBench gold catalog).
+func LoadDemo() (*ingest.Dataset, error) {
+	fsys := demo.FS()
+	cat := ingest.BuiltinCatalog()
+	b, err := fs.ReadFile(fsys, demo.RExBenchTasksPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := cat.AddYAML("demo:"+demo.RExBenchTasksPath, b); err != nil {
+		return nil, err
+	}
+	var inputs []string
+	for _, f := range demo.Files() {
+		// The example score.log repeats one run's entries of score_log.jsonl.
+		if strings.HasSuffix(f, ".yaml") || f == demo.REBenchExampleScoreLog {
+			continue
+		}
+		inputs = append(inputs, f)
+	}
+	ds, err := ingest.Load(inputs, ingest.Options{FS: fsys, Catalog: cat})
+	if err != nil {
+		return nil, err
+	}
+	return ds, ds.Err()
+}
+
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}
+
+func write(opts *Options, res *Result) error {
+	cellTable := &cmdutil.Table{}
+	for _, ch := range res.Choices {
+		cellTable.Header = append(cellTable.Header, ch.Key)
+	}
+	cellTable.Header = append([]string{"cell"}, append(cellTable.Header, "estimate", "ci_low", "ci_high", "note", "error")...)
+	for _, c := range res.Cells {
+		row := append([]string{strconv.Itoa(c.Index)}, c.Labels...)
+		row = append(row, num(c.Value), num(c.Lo), num(c.Hi), c.Note, c.Error)
+		cellTable.Rows = append(cellTable.Rows, row)
+	}
+	spreadTable := &cmdutil.Table{Header: []string{"choice", "values", "cells", "n", "min", "max", "range", "q10", "q50", "q90", "ci_low", "ci_high", "ci_width"}}
+	for _, s := range res.Spread {
+		spreadTable.Rows = append(spreadTable.Rows, []string{s.Choice, strings.Join(s.Values, " | "), strconv.Itoa(s.Cells), strconv.Itoa(s.N),
+			num(s.Min), num(s.Max), num(s.Range), num(s.Q10), num(s.Q50), num(s.Q90), num(s.CILow), num(s.CIHigh), num(s.CIWidth)})
+	}
+	w := opts.IO.Out
+	switch opts.Format {
+	case cmdutil.FormatCSV:
+		if opts.Part == "spread" {
+			return spreadTable.WriteCSV(w)
+		}
+		return cellTable.WriteCSV(w)
+	case cmdutil.FormatJSON:
+		return cmdutil.WriteJSON(w, jsonResult(opts, res))
+	}
+	fmt.Fprintf(w, "Statistic: %s\n", res.Stat)
+	fmt.Fprintf(w, "Default (first value of every choice): %s [%s, %s]\n", num(res.Default.Value), num(res.Default.Lo), num(res.Default.Hi))
+	fmt.Fprintf(w, "%d cells; %d bootstrap replicates per cell, seed %d\n\n", len(res.Cells), res.Boot, res.Seed)
+	if err := cellTable.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nSpread (one choice varied, the others at their defaults; last row: every cell):")
+	return spreadTable.WriteText(w)
+}
+
+func jsonResult(opts *Options, res *Result) map[string]any {
+	var choices []map[string]any
+	for _, c := range res.Choices {
+		choices = append(choices, map[string]any{"key": c.Key, "values": c.Labels, "default": c.Labels[0]})
+	}
+	var cells []map[string]any
+	for _, c := range res.Cells {
+		ch := map[string]any{}
+		for i, k := range res.Choices {
+			ch[k.Key] = c.Labels[i]
+		}
+		cells = append(cells, map[string]any{"cell": c.Index, "choices": ch, "estimate": cmdutil.JSONNum(c.Value),
+			"ci_low": cmdutil.JSONNum(c.Lo), "ci_high": cmdutil.JSONNum(c.Hi), "note": c.Note, "error": c.Error})
+	}
+	var spread []map[string]any
+	for _, s := range res.Spread {
+		spread = append(spread, map[string]any{"choice": s.Choice, "values": s.Values, "cells": s.Cells, "n": s.N,
+			"min": cmdutil.JSONNum(s.Min), "max": cmdutil.JSONNum(s.Max), "range": cmdutil.JSONNum(s.Range),
+			"q10": cmdutil.JSONNum(s.Q10), "q50": cmdutil.JSONNum(s.Q50), "q90": cmdutil.JSONNum(s.Q90),
+			"ci_low": cmdutil.JSONNum(s.CILow), "ci_high": cmdutil.JSONNum(s.CIHigh), "ci_width": cmdutil.JSONNum(s.CIWidth)})
+	}
+	var inputs []map[string]any
+	for _, in := range res.Inputs {
+		inputs = append(inputs, map[string]any{"path": in.Path, "sha256": in.SHA256})
+	}
+	return map[string]any{"spec": res.Spec.Path, "stat": res.Stat, "kind": res.Spec.Stat.Kind, "boot": res.Boot, "seed": res.Seed,
+		"rdeval_version": opts.Version, "inputs": inputs, "choices": choices,
+		"default": map[string]any{"estimate": cmdutil.JSONNum(res.Default.Value), "ci_low": cmdutil.JSONNum(res.Default.Lo), "ci_high": cmdutil.JSONNum(res.Default.Hi)},
+		"cells":   cells, "spread": spread}
+}

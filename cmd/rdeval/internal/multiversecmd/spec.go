@@ -1,0 +1,463 @@
+package multiversecmd
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rdeval/rdeval/analysis"
+	"github.com/rdeval/rdeval/analysis/formula"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
+	"github.com/rdeval/rdeval/ingest"
+	"go.yaml.in/yaml/v3"
+)
+
+// DemoInput, as a data entry, is the embedded synthetic demo study.
+const DemoInput = "@demo"
+
+// Choice keys.
+const (
+	KeyData           = "data"
+	KeyFloor          = "floor"
+	KeyCap            = "cap"
+	KeyTritonRule     = "triton_rule"
+	KeyHumanReference = "human_reference"
+	KeyOutlier        = "outlier"
+	KeyShort          = "short"
+	KeyWeighting      = "weighting"
+	KeyRegularization = "regularization"
+	KeySuccess        = "success"
+	KeyBootstrap      = "bootstrap"
+)
+
+// choiceOrder is the order of choices in the output.
+var choiceOrder = []string{KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort, KeyWeighting, KeyRegularization, KeySuccess, KeyBootstrap}
+
+// normalizationKeys need scores re-normalized.
+var normalizationKeys = map[string]bool{KeyFloor: true, KeyCap: true, KeyTritonRule: true, KeyHumanReference: true}
+
+// applies lists the choices each statistic accepts.
+var applies = map[string][]string{
+	"scoreatk": {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort, KeyBootstrap},
+	"compare":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyBootstrap},
+	"regress":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier},
+	"horizon":  {KeyData, KeyOutlier, KeyWeighting, KeyRegularization, KeySuccess, KeyBootstrap},
+}
+
+// why explains a choice that a statistic does not take.
+func why(kind, key string) string {
+	switch {
+	case key == KeyBootstrap:
+		return "regress has no bootstrap (Wald or CR1 interval)"
+	case key == KeyShort && kind == "compare":
+		return "compare works out k from the budget and leaves out tasks with fewer than k runs; it has no truncation"
+	case key == KeyShort:
+		return "only score@k has a k > n policy"
+	case (key == KeyWeighting || key == KeyRegularization || key == KeySuccess) && kind != "horizon":
+		return "it is a choice of the time-horizon fit only"
+	case normalizationKeys[key] && kind == "horizon":
+		return "the horizon fit reads success (score_binarized from the input, or the score clipped to [0, 1]), which normalization choices do not recompute"
+	}
+	return "it does not apply to this statistic"
+}
+
+// Spec is a parsed multiverse spec.
+type Spec struct {
+	Path    string
+	Data    []string // default inputs (resolved against the spec's folder)
+	Where   map[string]string
+	Stat    Stat
+	Choices []Choice // in choiceOrder
+}
+
+// Stat is the one statistic of a spec.
+type Stat struct {
+	Kind           string            `yaml:"kind"`
+	Where          map[string]string `yaml:"where"`
+	K              int               `yaml:"k"`
+	A              string            `yaml:"a"`
+	B              string            `yaml:"b"`
+	Budget         string            `yaml:"budget"`
+	Measure        string            `yaml:"measure"`
+	HumanRunLength string            `yaml:"human_run_length"`
+	Agent          string            `yaml:"agent"`
+	Quantile       float64           `yaml:"quantile"`
+	Formula        string            `yaml:"formula"`
+	Family         string            `yaml:"family"`
+	Cluster        string            `yaml:"cluster"`
+	Term           string            `yaml:"term"`
+
+	budget, humanLen float64 // seconds
+}
+
+// statFields are the stat fields each kind accepts.
+var statFields = map[string][]string{
+	"scoreatk": {"kind", "where", "k"},
+	"compare":  {"kind", "where", "a", "b", "budget", "measure", "human_run_length"},
+	"horizon":  {"kind", "where", "agent", "quantile"},
+	"regress":  {"kind", "where", "formula", "family", "cluster", "term"},
+}
+
+// Choice is one analyst choice and its values; the first is the default.
+type Choice struct {
+	Key    string
+	Labels []string
+	Values []Value
+}
+
+// Value is one parsed choice value.
+type Value struct {
+	Label  string
+	Inputs []string // data
+	Num    float64  // floor, cap (0 = none), regularization, outlier threshold
+	None   bool     // floor: none
+	Word   string   // triton_rule, human_reference, short, weighting, success, outlier (none|cap|exclude)
+}
+
+// Describe names the statistic in words.
+func (s Stat) Describe() string {
+	switch s.Kind {
+	case "scoreatk":
+		return fmt.Sprintf("score@%d (mean over tasks)", s.K)
+	case "compare":
+		return fmt.Sprintf("%s of [%s] to [%s] at %s", s.Measure, s.A, s.B, s.Budget)
+	case "horizon":
+		return fmt.Sprintf("p%s horizon (minutes) of %s", strconv.FormatFloat(100*s.Quantile, 'f', -1, 64), s.Agent)
+	case "regress":
+		return fmt.Sprintf("coefficient %s of %s (%s GLM)", s.Term, s.Formula, s.Family)
+	}
+	return s.Kind
+}
+
+// Short names the statistic for a figure axis.
+func (s Stat) Short() string {
+	switch s.Kind {
+	case "scoreatk":
+		return fmt.Sprintf("score@%d (mean over tasks)", s.K)
+	case "compare":
+		return fmt.Sprintf("%s A/B at %s", s.Measure, s.Budget)
+	case "horizon":
+		return fmt.Sprintf("p%s horizon (minutes)", strconv.FormatFloat(100*s.Quantile, 'f', -1, 64))
+	case "regress":
+		return "coefficient " + s.Term
+	}
+	return s.Kind
+}
+
+func nodeKey(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// LoadSpec reads and validates a spec; every error is a *cmdutil.UsageError
+// naming the file (and the key and line where there is one).
+func LoadSpec(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, cmdutil.Usagef("spec: %v", err)
+	}
+	fail := func(format string, args ...any) error {
+		return cmdutil.Usagef("spec %s: %s", path, fmt.Sprintf(format, args...))
+	}
+	var raw struct {
+		Data    []string          `yaml:"data"`
+		Where   map[string]string `yaml:"where"`
+		Stat    yaml.Node         `yaml:"stat"`
+		Choices yaml.Node         `yaml:"choices"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fail("%v", err)
+	}
+	dir := filepath.Dir(path)
+	sp := &Spec{Path: path, Where: raw.Where}
+	for _, d := range raw.Data {
+		sp.Data = append(sp.Data, resolve(dir, d))
+	}
+	for k := range raw.Where {
+		if !ingest.IsRunColumn(k) {
+			return nil, fail("where: %q is not a runs column", k)
+		}
+	}
+	if raw.Stat.Kind != yaml.MappingNode {
+		return nil, fail("no stat: mapping (kind: scoreatk, compare, horizon or regress)")
+	}
+	kind := ""
+	if k := nodeKey(&raw.Stat, "kind"); k != nil {
+		kind = k.Value
+	}
+	fields, ok := statFields[kind]
+	if !ok {
+		return nil, fail("line %d: stat kind %q: want scoreatk, compare, horizon or regress (audit's success and rates have no choices to vary)", raw.Stat.Line, kind)
+	}
+	for i := 0; i < len(raw.Stat.Content); i += 2 {
+		k := raw.Stat.Content[i].Value
+		found := false
+		for _, f := range fields {
+			found = found || f == k
+		}
+		if !found {
+			return nil, fail("line %d: stat field %q is not one of %s's fields (%s)", raw.Stat.Content[i].Line, k, kind, strings.Join(fields, ", "))
+		}
+	}
+	if err := raw.Stat.Decode(&sp.Stat); err != nil {
+		return nil, fail("stat: %v", err)
+	}
+	if err := validateStat(&sp.Stat); err != nil {
+		return nil, fail("line %d: stat: %v", raw.Stat.Line, err)
+	}
+	if raw.Choices.Kind != yaml.MappingNode && raw.Choices.Kind != 0 {
+		return nil, fail("line %d: choices: want a mapping KEY: [VALUE, …]", raw.Choices.Line)
+	}
+	byKey := map[string]Choice{}
+	for i := 0; i+1 < len(raw.Choices.Content); i += 2 {
+		kn, vn := raw.Choices.Content[i], raw.Choices.Content[i+1]
+		key := kn.Value
+		known := false
+		for _, k := range choiceOrder {
+			known = known || k == key
+		}
+		if !known {
+			return nil, fail("line %d: choices: unknown key %q (known: %s)", kn.Line, key, strings.Join(choiceOrder, ", "))
+		}
+		ok := false
+		for _, k := range applies[kind] {
+			ok = ok || k == key
+		}
+		if !ok {
+			return nil, fail("line %d: choices.%s is not supported for stat kind %s: %s (this kind takes: %s)", kn.Line, key, kind, why(kind, key), strings.Join(applies[kind], ", "))
+		}
+		if _, dup := byKey[key]; dup {
+			return nil, fail("line %d: choices.%s given twice", kn.Line, key)
+		}
+		if vn.Kind != yaml.SequenceNode || len(vn.Content) == 0 {
+			return nil, fail("line %d: choices.%s: want a non-empty list of values (the first is the default)", kn.Line, key)
+		}
+		c := Choice{Key: key}
+		seen := map[string]bool{}
+		for _, item := range vn.Content {
+			if item.Kind != yaml.ScalarNode {
+				return nil, fail("line %d: choices.%s: each value must be a scalar", item.Line, key)
+			}
+			v, err := parseValue(key, item.Value, dir)
+			if err != nil {
+				return nil, fail("line %d: choices.%s: %v", item.Line, key, err)
+			}
+			if seen[v.Label] {
+				return nil, fail("line %d: choices.%s: value %q given twice", item.Line, key, v.Label)
+			}
+			seen[v.Label] = true
+			c.Labels = append(c.Labels, v.Label)
+			c.Values = append(c.Values, v)
+		}
+		if key == KeyBootstrap && kind != "horizon" {
+			for _, v := range c.Values {
+				if v.Word == "families" {
+					return nil, fail("line %d: choices.bootstrap: families is not supported for stat kind %s: score@k data carry no task families (use runs, tasks or hierarchical)", kn.Line, kind)
+				}
+			}
+		}
+		if key == KeyOutlier && kind == "horizon" {
+			for _, v := range c.Values {
+				if v.Word == "cap" {
+					return nil, fail("line %d: choices.outlier: cap:X is not supported for stat kind horizon: success is 0/1 or clipped to [0, 1], so capping scores changes nothing or only the binarization; use none or exclude:X", kn.Line)
+				}
+			}
+		}
+		byKey[key] = c
+	}
+	for _, k := range choiceOrder {
+		if c, ok := byKey[k]; ok {
+			sp.Choices = append(sp.Choices, c)
+		}
+	}
+	return sp, nil
+}
+
+func resolve(dir, p string) string {
+	if p == DemoInput || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// parseValue parses one value of choice key.
+func parseValue(key, s, dir string) (Value, error) {
+	s = strings.TrimSpace(s)
+	v := Value{Label: s}
+	num := func() (float64, error) {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("%q is not a number", s)
+		}
+		return x, nil
+	}
+	var err error
+	switch key {
+	case KeyData:
+		if l, rest, ok := strings.Cut(s, "="); ok && l != "" && !strings.ContainsAny(l, "/\\,") {
+			v.Label, s = strings.TrimSpace(l), rest
+		}
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				v.Inputs = append(v.Inputs, resolve(dir, p))
+			}
+		}
+		if len(v.Inputs) == 0 {
+			return v, fmt.Errorf("empty data value")
+		}
+	case KeyFloor:
+		if s == "none" {
+			v.None = true
+			return v, nil
+		}
+		v.Num, err = num()
+	case KeyCap:
+		if s == "none" {
+			return v, nil
+		}
+		if v.Num, err = num(); err == nil && v.Num <= 0 {
+			err = fmt.Errorf("%q: want a positive cap or none", s)
+		}
+	case KeyTritonRule:
+		_, err = analysis.ParseRule(s)
+		v.Word = s
+	case KeyHumanReference:
+		if s != "reference" && s != "human" {
+			err = fmt.Errorf("%q: want reference (the task's y_ref) or human (the task's human_reference, METR's human_score)", s)
+		}
+		v.Word = s
+	case KeyOutlier:
+		w, x, hasX := strings.Cut(s, ":")
+		v.Word = w
+		switch {
+		case w == "none" && !hasX:
+		case (w == "cap" || w == "exclude") && hasX:
+			var e error
+			v.Num, e = strconv.ParseFloat(x, 64)
+			if e != nil || !(v.Num > 0) || math.IsInf(v.Num, 0) {
+				err = fmt.Errorf("%q: want a positive threshold after %s:", s, w)
+			}
+		default:
+			err = fmt.Errorf("%q: want none, cap:X (cap normalized scores at X) or exclude:X (leave out runs scoring above X)", s)
+		}
+	case KeyShort:
+		if s != "drop" && s != "truncate" {
+			err = fmt.Errorf("%q: want drop or truncate", s)
+		}
+		v.Word = s
+	case KeyWeighting:
+		if s != "invsqrt" && s != "equal" {
+			err = fmt.Errorf("%q: want invsqrt or equal", s)
+		}
+		v.Word = s
+	case KeyRegularization:
+		if v.Num, err = num(); err == nil && !(v.Num > 0) {
+			err = fmt.Errorf("%q: want a positive regularization (sklearn's 1/C)", s)
+		}
+	case KeyBootstrap:
+		_, err = analysis.ParseBootUnit(s)
+		v.Word = s
+	case KeySuccess:
+		if s != "score_binarized" && s != "score" {
+			err = fmt.Errorf("%q: want score_binarized or score", s)
+		}
+		v.Word = s
+	}
+	return v, err
+}
+
+func validateStat(s *Stat) error {
+	for k := range s.Where {
+		if !ingest.IsRunColumn(k) {
+			return fmt.Errorf("where: %q is not a runs column", k)
+		}
+	}
+	switch s.Kind {
+	case "scoreatk":
+		if s.K < 1 {
+			return fmt.Errorf("scoreatk needs k ≥ 1")
+		}
+	case "compare":
+		if s.A == "" || s.B == "" {
+			return fmt.Errorf("compare needs a and b (COLUMN=VALUE[;COLUMN=VALUE…])")
+		}
+		for _, g := range []string{s.A, s.B} {
+			if _, err := comparecmd.ParseGroup(g); err != nil {
+				return err
+			}
+		}
+		d, err := time.ParseDuration(s.Budget)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("compare budget %q: want a positive duration, e.g. 2h", s.Budget)
+		}
+		s.budget = d.Seconds()
+		if s.Measure == "" {
+			s.Measure = "ratio"
+		}
+		if s.Measure != "ratio" && s.Measure != "diff" {
+			return fmt.Errorf("compare measure %q: want ratio or diff", s.Measure)
+		}
+		s.humanLen = 8 * 3600
+		if s.HumanRunLength != "" {
+			d, err := time.ParseDuration(s.HumanRunLength)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("human_run_length %q: want a positive duration, e.g. 8h", s.HumanRunLength)
+			}
+			s.humanLen = d.Seconds()
+		}
+	case "horizon":
+		if s.Agent == "" {
+			return fmt.Errorf("horizon needs agent")
+		}
+		if s.Quantile == 0 {
+			s.Quantile = 0.5
+		}
+		if !(s.Quantile > 0 && s.Quantile < 1) {
+			return fmt.Errorf("horizon quantile %v: want a success probability between 0 and 1", s.Quantile)
+		}
+	case "regress":
+		if s.Formula == "" || s.Term == "" {
+			return fmt.Errorf("regress needs formula and term (a coefficient name as rdeval regress prints it)")
+		}
+		f, err := formula.Parse(s.Formula)
+		if err != nil {
+			return fmt.Errorf("regress formula: %v", err)
+		}
+		if len(f.Random) > 0 {
+			return fmt.Errorf("regress takes fixed-effect GLMs only (no (1 | group) terms)")
+		}
+		if s.Family == "" {
+			s.Family = "binomial"
+		}
+		if s.Family != "binomial" && s.Family != "gaussian" {
+			return fmt.Errorf("regress family %q: want binomial or gaussian", s.Family)
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
