@@ -16,6 +16,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/diffcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/errorscmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/executecmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/influencecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/ingestcmd"
@@ -68,6 +69,7 @@ Then your own data:
 		ingestcmd.NewCmd(io, version, full, nil),
 		inspectcmd.NewCmd(io, nil),
 		reportcmd.NewCmd(io, version, full, nil),
+		figurescmd.NewCmd(io, version, nil),
 		scoreatkcmd.NewCmd(io, nil),
 		normalizecmd.NewCmd(io, version, nil),
 		allocationcmd.NewCmd(io, nil),
