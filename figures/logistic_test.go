@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdeval/rdeval/analysis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -77,6 +78,29 @@ func TestNewFiguresEdgeCases(t *testing.T) {
 			if err := Save(p, OneColumn, Height(OneColumn), f, &bytes.Buffer{}); err != nil {
 				t.Errorf("%s %s: %v", name, f, err)
 			}
+		}
+	}
+}
+
+// TestRefLinesGolden: score@k with human percentile lines (RE-Bench Figs.
+// 7–8), one NaN line left out; byte-compared with
+// testdata/reflines_golden.svg.
+func TestRefLinesGolden(t *testing.T) {
+	p, err := ScoreAtKFigure("score@k, 2 h runs", []ScoreAtKGroup{{Label: "agent", Points: []analysis.ScoreAtKPoint{
+		{K: 1, Estimate: 0.2, CILow: 0.1, CIHigh: 0.3}, {K: 2, Estimate: 0.3, CILow: 0.2, CIHigh: 0.4}, {K: 4, Estimate: 0.4, CILow: 0.3, CIHigh: 0.5}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	AddRefLines(p, []RefLine{{Label: "human p10", Y: 0.05}, {Label: "human p50", Y: 0.45}, {Label: "human p90", Y: 0.9}, {Label: "nan", Y: math.NaN()}})
+	if p.Y.Max < 0.9 {
+		t.Errorf("y axis ends at %v, below the p90 line", p.Y.Max)
+	}
+	checkPlotGolden(t, p, OneColumn, Height(OneColumn), "reflines")
+	empty, _ := LinePlot("empty", "x", "y", nil, true)
+	AddRefLines(empty, []RefLine{{Label: "only line", Y: 2}})
+	for _, f := range []string{"svg", "png", "pdf"} {
+		if err := Save(empty, OneColumn, Height(OneColumn), f, &bytes.Buffer{}); err != nil {
+			t.Errorf("%s: %v", f, err)
 		}
 	}
 }

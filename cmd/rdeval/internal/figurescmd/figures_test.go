@@ -271,7 +271,7 @@ func TestBadConfig(t *testing.T) {
 		{"no figures", "demo: true\n", "figures: none"},
 		{"no inputs", "figures: [{id: a, type: errors}]\n", "want either inputs"},
 		{"bad type", "demo: true\nfigures:\n  - id: a\n    type: pie\n", "c.yaml:3: figure \"a\": type \"pie\": want one of"},
-		{"bad option", "demo: true\nfigures:\n  - id: a\n    type: scoreatk\n    options: {budget: 8h}\n", "c.yaml:5: figure \"a\" (type scoreatk): unknown option \"budget\" (options: ks, time_limit)"},
+		{"bad option", "demo: true\nfigures:\n  - id: a\n    type: scoreatk\n    options: {budget: 8h}\n", "c.yaml:5: figure \"a\" (type scoreatk): unknown option \"budget\" (options: human_percentiles, humans, ks, time_limit)"},
 		{"option type", "demo: true\nfigures:\n  - id: a\n    type: per-task\n    options: {k: two}\n", "figure \"a\": options: unmarshal errors"},
 		{"duplicate id", "demo: true\nfigures:\n  - {id: a, type: errors}\n  - {id: a, type: errors}\n", "c.yaml:4: figure id \"a\" is already used on line 3"},
 		{"bad id", "demo: true\nfigures:\n  - {id: ../x, type: errors}\n", "id \"../x\""},

@@ -19,6 +19,11 @@ import (
 type scoreAtKOptions struct {
 	TimeLimit string `yaml:"time_limit"` // run length of the runs drawn, e.g. 2h (needed when the data has several)
 	Ks        []int  `yaml:"ks"`         // default: powers of two up to the smallest task's run count
+	// Humans is the agent whose runs (of any length) give the reference
+	// lines instead of a curve (default "human"); HumanPercentiles are
+	// the lines' percentiles (default 10, 30, 50, 70, 90; [] for none).
+	Humans           string    `yaml:"humans"`
+	HumanPercentiles []float64 `yaml:"human_percentiles"`
 }
 
 // scoreAtKRows runs rdeval scoreatk (percentile bootstrap, short tasks
@@ -90,14 +95,39 @@ func labels(present map[string]bool) string {
 	return strings.Join(out, ", ")
 }
 
+// drawScoreAtK draws score@k per agent at one run length and, when the
+// data has human runs, METR's "Human 8h performance" lines: the mean over
+// tasks of each task's p-th percentile of human scores
+// (analysis.MeanOfPercentiles; eval-analysis-public src/plot/score_at_k.py).
 func drawScoreAtK(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	opts := o.(*scoreAtKOptions)
-	tl, err := pickTimeLimit(c, opts.TimeLimit, timeLimits(c.ds))
+	if opts.Humans == "" {
+		opts.Humans = "human"
+	}
+	if opts.HumanPercentiles == nil {
+		opts.HumanPercentiles = []float64{10, 30, 50, 70, 90}
+	}
+	for _, q := range opts.HumanPercentiles {
+		if !(q >= 0 && q <= 100) {
+			return nil, nil, c.optErr("human_percentiles %v: want percentiles between 0 and 100", q)
+		}
+	}
+	agents := *c.ds
+	agents.Runs = nil
+	humanScores := map[string][]float64{}
+	for _, r := range c.ds.Runs {
+		if r.Agent != opts.Humans {
+			agents.Runs = append(agents.Runs, r)
+		} else if r.Score.Valid {
+			humanScores[r.TaskID] = append(humanScores[r.TaskID], r.Score.V)
+		}
+	}
+	tl, err := pickTimeLimit(c, opts.TimeLimit, timeLimits(&agents))
 	if err != nil {
 		return nil, nil, err
 	}
 	by := []string{"agent"}
-	rows, err := scoreAtKRows(c, withTimeLimit(c.ds, tl), by, opts.Ks)
+	rows, err := scoreAtKRows(c, withTimeLimit(&agents, tl), by, opts.Ks)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,8 +140,31 @@ func drawScoreAtK(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		g = append(g, figures.ScoreAtKGroup{Label: a, Points: byAgent[a]})
 	}
 	p, err := figures.ScoreAtKFigure(c.title("score@k, "+durationLabel(tl)+" runs"), g)
-	return p, map[string]any{"time_limit_s": tl, "ks": opts.Ks, "by": by, "interval": "percentile", "short_tasks": "drop"}, err
+	if err != nil {
+		return nil, nil, err
+	}
+	params := map[string]any{"time_limit_s": tl, "ks": opts.Ks, "by": by, "interval": "percentile", "short_tasks": "drop"}
+	if len(humanScores) > 0 && len(opts.HumanPercentiles) > 0 {
+		var tasks []analysis.TaskScores
+		for _, t := range sortedKeys(humanScores) {
+			tasks = append(tasks, analysis.TaskScores{Task: t, Scores: humanScores[t]})
+		}
+		vals := analysis.MeanOfPercentiles(tasks, opts.HumanPercentiles)
+		var refs []figures.RefLine
+		for i, q := range opts.HumanPercentiles {
+			refs = append(refs, figures.RefLine{Label: opts.Humans + " p" + strconv.FormatFloat(q, 'f', -1, 64), Y: vals[i]})
+		}
+		figures.AddRefLines(p, refs)
+		params["humans"], params["human_percentiles"], params["human_tasks"] = opts.Humans, opts.HumanPercentiles, len(tasks)
+		if len(tasks) < minHumanTasks {
+			c.warnf("human reference lines from only %d tasks", len(tasks))
+		}
+	}
+	return p, params, nil
 }
+
+// minHumanTasks: fewer tasks with human runs than this gives a warning.
+const minHumanTasks = 5
 
 type allocationOptions struct {
 	Budgets     []string `yaml:"budgets"`      // default 30m … 32h
