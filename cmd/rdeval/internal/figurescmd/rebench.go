@@ -67,6 +67,9 @@ func matchSeconds(v string, sec float64) bool {
 // pickTimeLimit returns the time_limit_s value to draw: the option's, or
 // the only one present.
 func pickTimeLimit(c *drawCtx, opt string, present map[string]bool) (string, error) {
+	if len(present) == 0 {
+		return "", c.optErr("no agent runs to draw (after the where filters, human runs aside)")
+	}
 	if opt != "" {
 		sec, err := parseDuration(opt)
 		if err != nil {
