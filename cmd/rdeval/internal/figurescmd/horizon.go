@@ -92,6 +92,9 @@ func drawHorizonFit(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	return p, opts.params(), err
 }
 
+// bandSteps is the number of segments of the trend's band.
+const bandSteps = 48
+
 type horizonTrendOptions struct {
 	horizonFitOptions `yaml:",inline"`
 	ReleaseDates      string `yaml:"release_dates"` // YAML agent: YYYY-MM-DD, relative to the config (required)
@@ -131,7 +134,29 @@ func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		}
 		pts = append(pts, figures.HorizonPoint{Label: a.Agent, Release: d, Minutes: a.Horizons[0], Lo: a.CILow[0], Hi: a.CIHigh[0], Frontier: frontier[a.Agent]})
 	}
-	p, err := figures.HorizonTrendFigure(c.title("50% time horizon by release date"), "p50 horizon", pts, &figures.Trend{Slope: trend.Slope, Intercept: trend.Intercept})
+	tr := &figures.Trend{Slope: trend.Slope, Intercept: trend.Intercept}
+	if c.boot > 0 {
+		// The band over the frontier's dates (analysis.HorizonTrendBand).
+		days := map[string]float64{}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, a := range trend.Agents {
+			d := float64(dates[a].Unix()) / 86400
+			days[a] = d
+			lo, hi = math.Min(lo, d), math.Max(hi, d)
+		}
+		var grid []float64
+		for i := 0; i <= bandSteps && hi > lo; i++ {
+			grid = append(grid, lo+(hi-lo)*float64(i)/bandSteps)
+		}
+		blo, bhi, used := analysis.HorizonTrendBand(res, 0, trend.Agents, days, grid, c.ci)
+		for i, d := range grid {
+			tr.Band = append(tr.Band, figures.TrendBandPoint{Day: d, Lo: blo[i], Hi: bhi[i]})
+		}
+		if used < c.boot {
+			c.warnf("trend band: %d of %d bootstrap replicates had fewer than two usable frontier p50s", c.boot-used, c.boot)
+		}
+	}
+	p, err := figures.HorizonTrendFigure(c.title("50% time horizon by release date"), "p50 horizon", pts, tr)
 	params := opts.params()
 	params["release_dates"] = opts.ReleaseDates
 	return p, params, err
