@@ -204,15 +204,24 @@ func decodeOptions(f *Figure, k kind) (any, error) {
 	return v.Interface(), nil
 }
 
-// optionNames lists the yaml keys of an options struct pointer.
+// optionNames lists the yaml keys of an options struct pointer, those of
+// inline embedded structs included.
 func optionNames(opts any) []string {
-	t := reflect.TypeOf(opts).Elem()
 	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
-			out = append(out, name)
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, flags, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			switch {
+			case flags == "inline" && f.Type.Kind() == reflect.Struct:
+				walk(f.Type)
+			case name != "" && name != "-":
+				out = append(out, name)
+			}
 		}
 	}
+	walk(reflect.TypeOf(opts).Elem())
 	sort.Strings(out)
 	return out
 }

@@ -47,7 +47,7 @@ files, the sha256 of every input it read, its resolved parameters, its seed,
 its warnings, and the rdeval version. Rerunning the same config on the same
 inputs gives the same bytes (SVG and PDF; PNG for a given platform).
 
-Figure types:
+Figure types (options: docs/figures.md):
 ` + kindHelp() + `
 Nothing is written unless every figure succeeds (all files are rendered
 first, then each is written to a temporary file and renamed). The summary

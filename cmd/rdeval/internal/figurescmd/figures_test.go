@@ -272,6 +272,7 @@ func TestBadConfig(t *testing.T) {
 		{"no inputs", "figures: [{id: a, type: errors}]\n", "want either inputs"},
 		{"bad type", "demo: true\nfigures:\n  - id: a\n    type: pie\n", "c.yaml:3: figure \"a\": type \"pie\": want one of"},
 		{"bad option", "demo: true\nfigures:\n  - id: a\n    type: scoreatk\n    options: {budget: 8h}\n", "c.yaml:5: figure \"a\" (type scoreatk): unknown option \"budget\" (options: human_percentiles, humans, ks, time_limit)"},
+		{"inline option", "demo: true\nfigures:\n  - id: a\n    type: horizon-trend\n    options: {release_dates: d.yaml, weighting: square}\n", "c.yaml:3: figure \"a\": weighting \"square\": want invsqrt or equal"},
 		{"option type", "demo: true\nfigures:\n  - id: a\n    type: per-task\n    options: {k: two}\n", "figure \"a\": options: unmarshal errors"},
 		{"duplicate id", "demo: true\nfigures:\n  - {id: a, type: errors}\n  - {id: a, type: errors}\n", "c.yaml:4: figure id \"a\" is already used on line 3"},
 		{"bad id", "demo: true\nfigures:\n  - {id: ../x, type: errors}\n", "id \"../x\""},
@@ -314,6 +315,32 @@ func TestUsage(t *testing.T) {
 		_, _, err := runCmd(t, args...)
 		if exitCode(err) != cmdutil.ExitBadInput {
 			t.Errorf("%v: exit %d (%v), want 2", args, exitCode(err), err)
+		}
+	}
+}
+
+// TestDocsListEveryOption: docs/figures.md names every figure type and
+// every option of each.
+func TestDocsListEveryOption(t *testing.T) {
+	b, err := os.ReadFile("../../../../docs/figures.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, name := range KindNames() {
+		i := strings.Index(doc, "- `"+name+"` —")
+		if i < 0 {
+			t.Errorf("docs/figures.md does not describe type %s", name)
+			continue
+		}
+		section := doc[i:]
+		if j := strings.Index(section[1:], "\n- `"); j >= 0 {
+			section = section[:j+1]
+		}
+		for _, o := range optionNames(kinds[name].options) {
+			if !strings.Contains(section, "`"+o+"`") && !(name == "horizon-trend" && strings.Contains(section, "those of `horizon-fit`")) {
+				t.Errorf("docs/figures.md: type %s: option %s not described", name, o)
+			}
 		}
 	}
 }
