@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"image"
+	"image/color"
+	"image/draw"
 	"image/png"
 	"os"
 	"os/exec"
@@ -92,10 +95,11 @@ type pageCheck struct {
 var checkRE = regexp.MustCompile(`(?s)<pre id="rdeval-check">(.*?)</pre>`)
 
 // checkPage copies page (keeping its folder, so relative links resolve)
-// with checkScript added, loads it in Chromium with --dump-dom and returns
+// with checkScript added, loads it in Chromium with --dump-dom (and
+// --screenshot=shot when shot is not "", in the same start) and returns
 // the script's findings. It fails the test when the script's output is
 // missing, so a page that did not load or run cannot pass.
-func checkPage(t *testing.T, bin, page string) pageCheck {
+func checkPage(t *testing.T, bin, page, shot string) pageCheck {
 	t.Helper()
 	b, err := os.ReadFile(page)
 	if err != nil {
@@ -111,7 +115,11 @@ func checkPage(t *testing.T, bin, page string) pageCheck {
 		t.Fatal(err)
 	}
 	defer os.Remove(test)
-	dom := chromium(t, bin, "--virtual-time-budget=10000", "--dump-dom", "file://"+test)
+	args := []string{"--virtual-time-budget=10000", "--dump-dom"}
+	if shot != "" {
+		args = append(args, "--window-size=1200,2400", "--screenshot="+shot)
+	}
+	dom := chromium(t, bin, append(args, "file://"+test)...)
 	m := checkRE.FindSubmatch(dom)
 	if m == nil {
 		t.Fatalf("the check script wrote nothing: the page did not load or the script did not run (%d bytes of DOM)", len(dom))
@@ -123,25 +131,31 @@ func checkPage(t *testing.T, bin, page string) pageCheck {
 	return c
 }
 
-// checkScreenshot takes a screenshot of page and checks it is a real
-// rendering: a PNG of the window's size with many colours and a fair share
-// of non-white pixels.
-func checkScreenshot(t *testing.T, bin, page string) {
+// checkScreenshot fails the test unless the screenshot at shot is a real
+// rendering (screenshotProblem).
+func checkScreenshot(t *testing.T, shot string) {
 	t.Helper()
-	shot := filepath.Join(t.TempDir(), "report.png")
-	chromium(t, bin, "--window-size=1200,2400", "--virtual-time-budget=10000", "--screenshot="+shot, "file://"+page)
+	if err := screenshotProblem(shot); err != nil {
+		t.Error(err)
+	}
+}
+
+// screenshotProblem says what is wrong with the screenshot at shot, nil
+// when it is a PNG of the window's size (1200×2400) with at least 50
+// colours and at least 2% non-white pixels.
+func screenshotProblem(shot string) error {
 	f, err := os.Open(shot)
 	if err != nil {
-		t.Fatalf("no screenshot: %v", err)
+		return fmt.Errorf("no screenshot: %v", err)
 	}
 	defer f.Close()
 	img, err := png.Decode(f)
 	if err != nil {
-		t.Fatalf("screenshot: %v", err)
+		return fmt.Errorf("screenshot: %v", err)
 	}
 	bd := img.Bounds()
 	if bd.Dx() != 1200 || bd.Dy() != 2400 {
-		t.Errorf("screenshot %v, want 1200×2400", bd)
+		return fmt.Errorf("screenshot %v, want 1200×2400", bd)
 	}
 	colours := map[uint32]bool{}
 	nonWhite := 0
@@ -155,9 +169,40 @@ func checkScreenshot(t *testing.T, bin, page string) {
 		}
 	}
 	share := float64(nonWhite) / float64(bd.Dx()*bd.Dy()/4)
-	t.Logf("screenshot: %d colours, %.1f%% non-white", len(colours), 100*share)
 	if len(colours) < 50 || share < 0.02 {
-		t.Errorf("screenshot looks blank: %d colours, %.2f%% non-white pixels", len(colours), 100*share)
+		return fmt.Errorf("screenshot looks blank: %d colours, %.2f%% non-white pixels", len(colours), 100*share)
+	}
+	return nil
+}
+
+// TestScreenshotCheckCatchesBlankPages: a white page, a page with a bit of
+// black text-like noise, and a PNG of the wrong size all fail the check.
+func TestScreenshotCheckCatchesBlankPages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, w, h int, paint func(*image.RGBA)) string {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+		if paint != nil {
+			paint(img)
+		}
+		p := filepath.Join(dir, name)
+		f, _ := os.Create(p)
+		png.Encode(f, img)
+		f.Close()
+		return p
+	}
+	for name, p := range map[string]string{
+		"white": write("white.png", 1200, 2400, nil),
+		"few marks": write("few.png", 1200, 2400, func(img *image.RGBA) {
+			for x := 0; x < 600; x++ {
+				img.Set(x, 40, color.Black)
+			}
+		}),
+		"wrong size": write("small.png", 800, 600, nil),
+	} {
+		if screenshotProblem(p) == nil {
+			t.Errorf("%s: the check passed", name)
+		}
 	}
 }
 
@@ -165,7 +210,8 @@ func checkScreenshot(t *testing.T, bin, page string) {
 // study config, opens each index.html in headless Chromium, takes a
 // screenshot and checks that every figure rendered (as many figures as
 // the page holds, each a non-empty inline SVG with a non-zero box, no
-// broken image).
+// broken image). One Chromium start per page; the config report is
+// skipped in -short mode.
 func TestReportInChromium(t *testing.T) {
 	bin := chromiumPath(t)
 	for _, tc := range []struct {
@@ -191,14 +237,15 @@ func TestReportInChromium(t *testing.T) {
 			if want < 5 {
 				t.Fatalf("the report holds %d figures", want)
 			}
-			c := checkPage(t, bin, page)
+			shot := filepath.Join(t.TempDir(), "report.png")
+			c := checkPage(t, bin, page, shot)
 			if c.Figures != want {
 				t.Errorf("Chromium saw %d figures, the page has %d", c.Figures, want)
 			}
 			for _, p := range c.Problems {
 				t.Errorf("not rendered: %s", p)
 			}
-			checkScreenshot(t, bin, page)
+			checkScreenshot(t, shot)
 		})
 	}
 }
@@ -232,7 +279,7 @@ func TestChromiumCheckCatchesBrokenFigures(t *testing.T) {
 	if err := os.WriteFile(broken, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := checkPage(t, bin, broken)
+	c := checkPage(t, bin, broken, "")
 	got := strings.Join(c.Problems, "\n")
 	for _, want := range []string{
 		empty + ": empty drawing",
