@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -342,5 +343,40 @@ func TestDocsListEveryOption(t *testing.T) {
 				t.Errorf("docs/figures.md: type %s: option %s not described", name, o)
 			}
 		}
+	}
+}
+
+// TestRelativeInputs: a config's inputs are read relative to the config
+// file, not the working directory, and index.json records them so.
+func TestRelativeInputs(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "study"), 0o755)
+	var b strings.Builder
+	n := 0
+	for _, task := range []string{"t1", "t2", "t3"} {
+		for _, agent := range []string{"a", "b"} {
+			for i := 0; i < 4; i++ {
+				n++
+				fmt.Fprintf(&b, `{"run_id":"r%d","benchmark":"synthetic","task_id":"%s","agent":"%s","score":%v,"time_limit_s":1800}`+"\n", n, task, agent, 0.1*float64(i+1))
+			}
+		}
+	}
+	data := []byte(b.String())
+	os.WriteFile(filepath.Join(dir, "data", "runs.jsonl"), data, 0o644)
+	cfg := "inputs: [../data/runs.jsonl]\nseed: 3\nboot: 100\nfigures:\n  - {id: sak, type: scoreatk, options: {ks: [1, 2, 4]}}\n"
+	os.WriteFile(filepath.Join(dir, "study", "study.yaml"), []byte(cfg), 0o644)
+	t.Chdir(t.TempDir()) // somewhere else
+	out := filepath.Join(dir, "out")
+	if _, stderr, err := runCmd(t, "--config", filepath.Join(dir, "study", "study.yaml"), "--out", out); err != nil {
+		t.Fatal(err, stderr)
+	}
+	idx := readIndex(t, out)
+	in := idx.Figures[0].Inputs
+	if len(in) != 1 || in[0].Path != "../data/runs.jsonl" || in[0].SHA256 != hexSum(data) {
+		t.Errorf("inputs %+v", in)
+	}
+	if idx.Figures[0].Seed != 3 || idx.Figures[0].Parameters["time_limit_s"] != "1800" {
+		t.Errorf("figure %+v", idx.Figures[0])
 	}
 }
