@@ -128,6 +128,9 @@ func ParseConfig(path string, b []byte) (*Config, error) {
 	if cfg.Demo == (len(cfg.Inputs) > 0) {
 		return nil, fmt.Errorf("%s: want either inputs (paths relative to the config) or demo: true", path)
 	}
+	if in := cfg.Input; cfg.Demo && (in.Benchmark != "" || in.Tasks != "" || in.Reader != "" || len(in.Map) > 0 || in.Strict) {
+		return nil, fmt.Errorf("%s: demo: true reads the embedded demo study as it is: input may only hold where", path)
+	}
 	if cfg.CI != nil && !(*cfg.CI > 0 && *cfg.CI < 1) {
 		return nil, fmt.Errorf("%s: ci %v: want a level between 0 and 1, e.g. 0.95", path, *cfg.CI)
 	}

@@ -270,6 +270,7 @@ func TestBadConfig(t *testing.T) {
 	for _, tc := range []struct{ name, cfg, want string }{
 		{"unknown key", "demo: true\nfigurez: []\n", "line 2: field figurez not found"},
 		{"no figures", "demo: true\n", "figures: none"},
+		{"demo with input options", "demo: true\ninput: {benchmark: x}\nfigures: [{id: a, type: errors}]\n", "input may only hold where"},
 		{"no inputs", "figures: [{id: a, type: errors}]\n", "want either inputs"},
 		{"bad type", "demo: true\nfigures:\n  - id: a\n    type: pie\n", "c.yaml:3: figure \"a\": type \"pie\": want one of"},
 		{"bad option", "demo: true\nfigures:\n  - id: a\n    type: scoreatk\n    options: {budget: 8h}\n", "c.yaml:5: figure \"a\" (type scoreatk): unknown option \"budget\" (options: human_percentiles, humans, ks, time_limit)"},
