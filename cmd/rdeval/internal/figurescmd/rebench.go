@@ -1,7 +1,9 @@
 package figurescmd
 
 import (
+	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -266,6 +268,9 @@ func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 
 type perTaskOptions struct {
 	K int `yaml:"k"` // k of score@k per task (default 1: the mean score)
+	// KByAgent sets k per agent, e.g. {human: 4} for RE-Bench Fig. 9's
+	// human best-of-4 beside each agent's best allocation.
+	KByAgent map[string]int `yaml:"k_by_agent"`
 }
 
 func drawPerTask(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
@@ -276,10 +281,39 @@ func drawPerTask(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	if opts.K < 0 {
 		return nil, nil, c.optErr("k %d: want 1 or more", opts.K)
 	}
+	for a, k := range opts.KByAgent {
+		if k < 1 {
+			return nil, nil, c.optErr("k_by_agent: %s: k %d: want 1 or more", a, k)
+		}
+	}
+	// One score@k run per distinct k, on the agents that use it.
+	kOf := func(agent string) int {
+		if k, ok := opts.KByAgent[agent]; ok {
+			return k
+		}
+		return opts.K
+	}
+	byK := map[int]*ingest.Dataset{}
+	var kOrder []int
+	for i := range c.ds.Runs {
+		k := kOf(c.ds.Runs[i].Agent)
+		if byK[k] == nil {
+			cp := *c.ds
+			cp.Runs = nil
+			byK[k] = &cp
+			kOrder = append(kOrder, k)
+		}
+		byK[k].Runs = append(byK[k].Runs, c.ds.Runs[i])
+	}
+	sort.Ints(kOrder)
 	by := []string{"agent", "task_id"}
-	rows, err := scoreAtKRows(c, c.ds, by, []int{opts.K})
-	if err != nil {
-		return nil, nil, err
+	var rows []scoreatkcmd.Row
+	for _, k := range kOrder {
+		r, err := scoreAtKRows(c, byK[k], by, []int{k})
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, r...)
 	}
 	// Tasks along x by name, agents in name order within each (a task an
 	// agent did not run gets a missing bar, so colours keep their places).
@@ -306,11 +340,18 @@ func drawPerTask(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 			bars = append(bars, b)
 		}
 	}
-	p, err := figures.GroupedBars(c.title("score@"+strconv.Itoa(opts.K)+" per task"), "Average normalized score", bars)
+	title := "score@" + strconv.Itoa(opts.K) + " per task"
+	if len(opts.KByAgent) > 0 {
+		title = "score@k per task"
+		for i := range bars {
+			bars[i].Level = fmt.Sprintf("%s (k = %d)", bars[i].Level, kOf(bars[i].Level))
+		}
+	}
+	p, err := figures.GroupedBars(c.title(title), "Average normalized score", bars)
 	if err == nil {
 		figures.RotateXLabels(p)
 	}
-	return p, map[string]any{"k": opts.K, "by": by, "interval": "percentile"}, err
+	return p, map[string]any{"k": opts.K, "k_by_agent": opts.KByAgent, "by": by, "interval": "percentile"}, err
 }
 
 func drawCurves(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
