@@ -33,7 +33,7 @@ var kinds = map[string]kind{}
 
 func init() {
 	for name, k := range map[string]kind{
-		"scoreatk":        {"score@k against k (log2) per agent at one run length with bootstrap bands (RE-Bench Figs. 7–8; rdeval scoreatk)", &scoreAtKOptions{}, false, drawScoreAtK},
+		"scoreatk":        {"score@k against k (log2) per agent at one run length with bootstrap bands and human percentile lines (RE-Bench Figs. 7–8; rdeval scoreatk)", &scoreAtKOptions{}, false, drawScoreAtK},
 		"allocation":      {"best allocation's score against total time budget per agent with bands (RE-Bench Fig. 2; rdeval allocation)", &allocationOptions{}, false, drawAllocation},
 		"allocation-bars": {"score@k of every allocation (run length × k) at one budget, bars with CIs (RE-Bench Fig. 6; rdeval allocation)", &allocationBarsOptions{}, true, drawAllocationBars},
 		"per-task":        {"score@k per task, grouped bars of agents and humans with CIs (RE-Bench Fig. 9; rdeval scoreatk --by agent,task_id)", &perTaskOptions{}, true, drawPerTask},
@@ -43,7 +43,7 @@ func init() {
 		"forest":          {"coefficients of a GLM with 95% CIs (RExBench Fig. 5; rdeval regress)", &forestOptions{}, false, drawForest},
 		"gold-lines":      {"per-task success against gold lines changed with the fitted logistic GLM (RExBench; rdeval regress)", &goldLinesOptions{}, false, drawGoldLines},
 		"horizon-fit":     {"success probability against human minutes (log2) with each agent's fitted logistic (METR; rdeval horizon)", &horizonFitOptions{}, true, drawHorizonFit},
-		"horizon-trend":   {"p50 time horizon against release date with the frontier's trend (METR Fig. 1; rdeval horizon --release-dates)", &horizonTrendOptions{}, true, drawHorizonTrend},
+		"horizon-trend":   {"p50 time horizon against release date with the frontier's trend and its bootstrap band (METR Fig. 1; rdeval horizon --release-dates)", &horizonTrendOptions{}, true, drawHorizonTrend},
 	} {
 		kinds[name] = k
 	}
