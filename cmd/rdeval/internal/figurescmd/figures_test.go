@@ -111,15 +111,15 @@ func TestDemoStudyGolden(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			os.WriteFile(filepath.Join(golden, strings.TrimSuffix(n, filepath.Ext(n))+".got"+filepath.Ext(n)), got, 0o644)
-			t.Errorf("%s differs from testdata/demo/%s (see the .got file; run go test -update if intended)", n, n)
+			os.WriteFile(filepath.Join(golden, n+".got"), got, 0o644) // *.got is in .gitignore
+			t.Errorf("%s differs from testdata/demo/%s (see %s.got; run go test -update if intended)", n, n, n)
 		}
 	}
 	if !*update {
 		gold, _ := os.ReadDir(golden)
 		var want []string
 		for _, e := range gold {
-			if !strings.Contains(e.Name(), ".got.") {
+			if !strings.HasSuffix(e.Name(), ".got") {
 				want = append(want, e.Name())
 			}
 		}
