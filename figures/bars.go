@@ -21,7 +21,16 @@ type Bar struct {
 // per level in first-seen order) with error bars, as RExBench's success by
 // agent and hint level. NaN values are drawn as missing bars.
 func SuccessBars(title string, bars []Bar) (*plot.Plot, error) {
-	p := NewPlot(title, "", "Rate")
+	return GroupedBars(title, "Rate", bars)
+}
+
+// GroupedBars is SuccessBars with any y label: groups along x in input
+// order, one colour per level in first-seen order, an error bar where Lo
+// and Hi are both finite. It draws RE-Bench Fig. 6 (score@k by allocation
+// at one budget: groups agents, levels run lengths) and Fig. 9 (per task:
+// groups tasks, levels agents and humans).
+func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
+	p := NewPlot(title, "", yLabel)
 	AddGrid(p)
 	var groups, levels []string
 	seenG, seenL := map[string]int{}, map[string]int{}
@@ -50,11 +59,11 @@ func SuccessBars(title string, bars []Bar) (*plot.Plot, error) {
 			}
 			gi := seenG[b.Group]
 			v := b.Value
-			if math.IsNaN(v) {
+			if !finite(v) {
 				v = 0
 			}
 			vals[gi] = v
-			if !math.IsNaN(b.Lo) && !math.IsNaN(b.Hi) && !math.IsNaN(b.Value) {
+			if finite(b.Lo) && finite(b.Hi) && finite(b.Value) {
 				errs = append(errs, plotter.XY{X: float64(gi), Y: b.Value})
 				yerr = append(yerr, [2]float64{b.Lo, b.Hi})
 			}
@@ -113,4 +122,15 @@ func (e *errorBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 		ymin, ymax = math.Min(ymin, e.errs[i][0]), math.Max(ymax, e.errs[i][1])
 	}
 	return
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// RotateXLabels turns the x tick labels by 30°, anchored at their right
+// end under the tick, so that long group names (task ids in RE-Bench Fig.
+// 9) do not run into each other.
+func RotateXLabels(p *plot.Plot) {
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YTop
 }

@@ -41,24 +41,30 @@
 //
 // # Figures
 //
-// Planned figures, each from results in package analysis:
+// Each figure draws results computed elsewhere (package analysis, through
+// the rdeval commands); nothing here estimates anything:
 //
-//   - RE-Bench Fig. 2: score against time budget, per agent, with CI bands.
-//   - RE-Bench Figs. 7–8: score@k against k on log2 axes (Log2Ticks,
-//     UseLog2X).
-//   - RE-Bench Fig. 6: score bars by allocation of the time budget.
-//   - RE-Bench Fig. 9: per-task score bars.
-//   - RE-Bench Figs. 4–5: score over time within runs.
-//   - RExBench: success rate by agent and hint level.
-//   - A forest plot of regression coefficients with confidence intervals.
-//   - Stacked bars of the error taxonomy.
-//   - Time-horizon plots: success probability against task length, with the
-//     fitted horizon.
+//   - AllocationFigure: score against total time budget, best allocation
+//     per agent, with CI bands (RE-Bench Fig. 2).
+//   - ScoreAtKFigure with AddRefLines: score@k against k on a log2 axis
+//     with bands and human percentile lines (RE-Bench Figs. 7–8).
+//   - GroupedBars: bars with error bars per group and level — score@k by
+//     allocation at one budget (Fig. 6), per task (Fig. 9, with
+//     RotateXLabels), RExBench success and file recall (SuccessBars).
+//   - CurvesFigure: score over time within runs (RE-Bench Figs. 4–5).
+//   - ForestFigure: regression coefficients with confidence intervals.
+//   - LogisticFigure: fitted logistic curves with observed rates — success
+//     against human minutes per agent (METR) and against gold lines changed
+//     (RExBench).
+//   - StackedBars: the error taxonomy per agent (RExBench Fig. 10).
+//   - HorizonTrendFigure: p50 horizon against release date with the trend
+//     and its band (METR Fig. 1).
 //
-// What exists now is the house style and the output plumbing that all of
-// them will use: the Okabe–Ito Palette with Color and Band; the OneColumn
-// and TwoColumn widths and Height; NewPlot, AddGrid, LineStyle and
+// LinePlot draws any set of Series with bands. All are built on the house
+// style: the Okabe–Ito Palette with Color and Band; the OneColumn and
+// TwoColumn widths and Height; NewPlot, AddGrid, LineStyle and
 // LegendOutside; Log2Ticks and UseLog2X; Draw, which lays out the legend;
 // Save, which writes SVG, PNG and PDF; and SaveFile, which writes a file
-// atomically.
+// atomically. rdeval figures (cmd/rdeval/internal/figurescmd) draws them
+// all from one config; see docs/figures.md.
 package figures

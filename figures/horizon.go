@@ -28,6 +28,17 @@ type HorizonPoint struct {
 // analysis.FitHorizonTrend and rdeval horizon --release-dates fit it).
 type Trend struct {
 	Slope, Intercept float64
+	// Band, when not empty, is the trend's confidence band (e.g.
+	// analysis.HorizonTrendBand) at days (Unix seconds / 86400) in
+	// increasing order, drawn as a translucent fill under the line and
+	// clipped to the plot; points with a NaN or non-positive bound are
+	// left out.
+	Band []TrendBandPoint
+}
+
+// TrendBandPoint is one day of a trend's band, in minutes.
+type TrendBandPoint struct {
+	Day, Lo, Hi float64
 }
 
 // otherGrey marks the agents off the frontier.
@@ -101,6 +112,27 @@ func HorizonTrendFigure(title, yLabel string, points []HorizonPoint, trend *Tren
 		p.Add(&errorBars{xys: errXY, errs: errs})
 	}
 	if trend != nil && tmax > tmin {
+		var upper, lower plotter.XYs
+		for _, b := range trend.Band {
+			if finite(b.Day) && b.Lo > 0 && b.Hi > 0 && finite(b.Lo) && finite(b.Hi) {
+				upper = append(upper, plotter.XY{X: b.Day * 86400, Y: b.Hi})
+				lower = append(lower, plotter.XY{X: b.Day * 86400, Y: b.Lo})
+			}
+		}
+		if len(upper) >= 2 {
+			poly := append(plotter.XYs{}, upper...)
+			for j := len(lower) - 1; j >= 0; j-- {
+				poly = append(poly, lower[j])
+			}
+			band, err := plotter.NewPolygon(poly)
+			if err != nil {
+				return nil, err
+			}
+			band.Color = Band(Color(1))
+			band.LineStyle.Width = 0
+			p.Add(band)
+			p.Legend.Add("trend CI", band)
+		}
 		line := plotter.XYs{
 			{X: tmin, Y: math.Exp(trend.Intercept + trend.Slope*tmin/86400)},
 			{X: tmax, Y: math.Exp(trend.Intercept + trend.Slope*tmax/86400)},

@@ -57,3 +57,29 @@ func TestHorizonTrendFigureEdgeCases(t *testing.T) {
 		}
 	}
 }
+
+// TestHorizonTrendBandGolden: the golden trend with a band widening away
+// from 2024-01-01 (one point with a NaN bound left out), byte-compared
+// with testdata/horizon_band_golden.svg.
+func TestHorizonTrendBandGolden(t *testing.T) {
+	points := []HorizonPoint{
+		{Label: "Agent A", Release: day("2023-03-14"), Minutes: 4, Lo: 2, Hi: 9, Frontier: true},
+		{Label: "Agent C", Release: day("2024-06-20"), Minutes: 15, Lo: 8, Hi: 30, Frontier: true},
+		{Label: "Agent D", Release: day("2025-02-24"), Minutes: 50, Lo: 30, Hi: 90, Frontier: true},
+	}
+	slope := math.Ln2 / 200
+	d0 := float64(day("2024-01-01").Unix()) / 86400
+	trend := &Trend{Slope: slope, Intercept: math.Log(8) - slope*d0}
+	for _, s := range []string{"2023-03-14", "2023-09-01", "2024-01-01", "2024-06-20", "2024-11-01", "2025-02-24"} {
+		d := float64(day(s).Unix()) / 86400
+		mid := math.Exp(trend.Intercept + slope*d)
+		w := 1.2 + math.Abs(d-d0)/300
+		trend.Band = append(trend.Band, TrendBandPoint{Day: d, Lo: mid / w, Hi: mid * w})
+	}
+	trend.Band[1].Lo = math.NaN()
+	p, err := HorizonTrendFigure("50% time horizon", "Time horizon", points, trend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlotGolden(t, p, OneColumn, Height(OneColumn), "horizon_band")
+}

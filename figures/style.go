@@ -179,9 +179,18 @@ func styleAxis(a *plot.Axis, label string) {
 }
 
 // LineStyle returns the house style of the line of the i-th series: the
-// colour Color(i) at LineWidth.
+// colour Color(i) at LineWidth, solid for the first len(Palette) series,
+// dashed for the next len(Palette) and dotted after that, so that series
+// whose colours repeat stay apart.
 func LineStyle(i int) draw.LineStyle {
-	return draw.LineStyle{Color: Color(i), Width: LineWidth}
+	ls := draw.LineStyle{Color: Color(i), Width: LineWidth}
+	switch {
+	case i >= 2*len(Palette):
+		ls.Dashes = []vg.Length{vg.Points(1), vg.Points(1.5)}
+	case i >= len(Palette):
+		ls.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	}
+	return ls
 }
 
 // AddGrid adds light grey grid lines at the major ticks of both axes of p.

@@ -17,6 +17,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/errorscmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/executecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/exportcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/influencecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/ingestcmd"
@@ -77,6 +78,7 @@ command failed; 2 bad usage or bad input (the message says what to fix).`,
 		ingestcmd.NewCmd(io, version, full, nil),
 		inspectcmd.NewCmd(io, nil),
 		reportcmd.NewCmd(io, version, full, nil),
+		figurescmd.NewCmd(io, version, nil),
 		scoreatkcmd.NewCmd(io, nil),
 		normalizecmd.NewCmd(io, version, nil),
 		allocationcmd.NewCmd(io, nil),

@@ -33,6 +33,9 @@ type Options struct {
 	ScoreCol       string
 	ReleaseDates   string
 	Figure         string // --figure: p50 against release date (.svg, .png or .pdf)
+	// OnResult, if set, receives the fits (and the trend, nil without
+	// release dates) before they are written (rdeval figures draws them).
+	OnResult func(res *analysis.HorizonResult, trend *analysis.HorizonTrend)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -254,6 +257,9 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 		if err != nil {
 			return &cmdutil.BadInputError{Err: fmt.Errorf("trend: %w", err)}
 		}
+	}
+	if opts.OnResult != nil {
+		opts.OnResult(res, trend)
 	}
 	if err := write(opts, res, trend, dates); err != nil {
 		return err

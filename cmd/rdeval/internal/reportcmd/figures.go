@@ -3,7 +3,6 @@ package reportcmd
 import (
 	"bytes"
 	"fmt"
-	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -152,10 +151,11 @@ func sortedByDuration[V any](m map[string]V) []string {
 
 func fileSafe(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, " ", ""), ".", "_") }
 
-// drawnFigure is one figure written to the report.
+// drawnFigure is one figure written to the report: file is its path
+// under figures/, svg its SVG for the page.
 type drawnFigure struct {
-	file, title string
-	svg         []byte
+	id, file, title string
+	svg             []byte
 }
 
 func sortedLabels[V any](m map[string]V) []string {
@@ -247,40 +247,7 @@ func (f *figureData) write(dir string) ([]drawnFigure, error) {
 		if err := writeFileAtomic(filepath.Join(dir, s.file), b.Bytes()); err != nil {
 			return nil, err
 		}
-		out = append(out, drawnFigure{file: s.file, title: s.title, svg: b.Bytes()})
+		out = append(out, drawnFigure{id: strings.TrimSuffix(s.file, ".svg"), file: s.file, title: s.title, svg: b.Bytes()})
 	}
 	return out, nil
-}
-
-// writeHTML writes the report page: provenance, warnings and every figure
-// inline, with no external assets.
-func writeHTML(path, source, version string, synthetic bool, figs []drawnFigure, inputs []ingest.InputStats, warnings []ingest.Warning) error {
-	var b bytes.Buffer
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rdeval report</title>\n<style>body{font-family:'Liberation Sans',Arial,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#111}figure{margin:2em 0}figcaption{font-size:0.9em;color:#444}table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #ccc;padding:0.2em 0.5em;text-align:left}.warn{color:#8a4b00}.synthetic{background:#fff3cd;padding:0.5em 1em;border-left:4px solid #e69f00}</style></head><body>\n")
-	fmt.Fprintf(&b, "<h1>rdeval report</h1>\n<p>Source: %s. rdeval version %s, schema version %s.</p>\n", html.EscapeString(source), html.EscapeString(version), ingest.SchemaVersion)
-	if synthetic {
-		b.WriteString("<p class=\"synthetic\"><strong>The demo data are synthetic</strong>: drawn from a documented toy model, not real benchmark results.</p>\n")
-	}
-	for _, f := range figs {
-		svg := string(f.svg)
-		if i := strings.Index(svg, "<svg"); i > 0 {
-			svg = svg[i:] // drop the XML prolog inside HTML
-		}
-		fmt.Fprintf(&b, "<figure id=\"%s\">%s<figcaption>%s (<a href=\"figures/%s\">%s</a>)</figcaption></figure>\n",
-			html.EscapeString(strings.TrimSuffix(f.file, ".svg")), svg, html.EscapeString(f.title), html.EscapeString(f.file), html.EscapeString(f.file))
-	}
-	b.WriteString("<h2>Inputs</h2>\n<table><tr><th>path</th><th>reader</th><th>rows kept</th><th>sha256</th></tr>\n")
-	for _, in := range inputs {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%d</td><td><code>%s</code></td></tr>\n", html.EscapeString(in.Path), html.EscapeString(in.Reader), in.RowsKept, in.SHA256)
-	}
-	b.WriteString("</table>\n")
-	if len(warnings) > 0 {
-		b.WriteString("<h2>Warnings</h2>\n<ul>\n")
-		for _, w := range warnings {
-			fmt.Fprintf(&b, "<li class=\"warn\">%s</li>\n", html.EscapeString(w.String()))
-		}
-		b.WriteString("</ul>\n")
-	}
-	b.WriteString("<p>Tables: groups.csv, scores.csv, scoreatk.csv, allocation.csv, curves.csv, success.csv, rexbench_outcomes.csv; data/ holds the ingested tables and manifest.json.</p>\n</body></html>\n")
-	return writeFileAtomic(path, b.Bytes())
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/curvescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/inspectcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/scoreatkcmd"
@@ -33,6 +33,7 @@ type Options struct {
 	PNG     bool     // also write PNG figures
 	Inputs  []string // empty: the embedded demo study
 	Input   cmdutil.InputFlags
+	Config  string // --config: a figures config (rdeval figures) names the data and the figures
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -57,12 +58,27 @@ The report holds, for now:
   figures/*.svg           score@k, best allocation by budget, score over time, success bars, error types
   index.html              everything on one self-contained page
   README.md               what each file is, the inputs' checksums and the rdeval version
-Figures and statistics are added as they land.`,
+With --config STUDY.yaml (the config of rdeval figures) the report is of a
+real study: the config's inputs and filters give the data, and its figures
+are the report's figures (figures/ with figures/index.json); the tables are
+groups.csv and scores.csv. The page lists warnings (the data's, tasks
+dropped for too few runs, small samples, fits that did not converge) and the
+provenance (inputs' sha256, seeds, rdeval version).`,
 		Example: `  rdeval report
   rdeval report --out /tmp/demo-report
-  rdeval report study/ --out study-report/`,
+  rdeval report study/ --out study-report/
+  rdeval report --config examples/rebench.yaml --out metr-report/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
+			if opts.Config != "" {
+				if len(args) > 0 {
+					return cmdutil.Usagef("--config names the inputs: drop the INPUT arguments (%s)", strings.Join(args, " "))
+				}
+				if runF != nil {
+					return runF(opts)
+				}
+				return RunConfig(opts)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -71,6 +87,7 @@ Figures and statistics are added as they land.`,
 	}
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "rdeval-report", "report folder (created if missing)")
 	cmd.Flags().BoolVar(&opts.PNG, "png", false, "also write each figure as PNG (300 dpi)")
+	cmd.Flags().StringVar(&opts.Config, "config", "", "a figures config (see rdeval figures): its inputs, filters and seeds, and its figures as the report's")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
 	return cmd
 }
@@ -127,6 +144,11 @@ func Run(opts *Options) error {
 		}},
 		{name: "rexbench_outcomes.csv", what: "RExBench outcomes and success rates per agent × hint level", t: outcomeTable(ds.Runs)},
 	}
+	var warnings []string
+	for _, w := range ds.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	warnings = append(warnings, smallN(ds)...)
 	var idx bytes.Buffer
 	fmt.Fprintf(&idx, "# rdeval report\n\nSource: %s.\nrdeval version: %s; schema version %s.\n\n", source, opts.Version, ingest.SchemaVersion)
 	if len(opts.Inputs) == 0 {
@@ -138,10 +160,12 @@ func Run(opts *Options) error {
 		var b bytes.Buffer
 		rows := 0
 		if f.run != nil {
-			sub := &iostreams.IO{In: opts.IO.In, Out: &b, ErrOut: io.Discard}
+			var errb bytes.Buffer
+			sub := &iostreams.IO{In: opts.IO.In, Out: &b, ErrOut: &errb}
 			if err := f.run(sub); err != nil {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
+			warnings = append(warnings, commandWarnings(f.name, errb.String())...)
 			rows = bytes.Count(b.Bytes(), []byte("\n")) - 1
 		} else {
 			if err := f.t.WriteCSV(&b); err != nil {
@@ -163,7 +187,14 @@ func Run(opts *Options) error {
 	for _, f := range drawn {
 		fmt.Fprintf(&idx, "| figures/%s | %s |\n", f.file, f.title)
 	}
-	if err := writeHTML(filepath.Join(opts.OutDir, "index.html"), source, opts.Version, len(opts.Inputs) == 0, drawn, m.Inputs, ds.Warnings); err != nil {
+	var tables []string
+	for _, f := range files {
+		tables = append(tables, f.name)
+	}
+	pg := page{source: source, version: opts.Version, synthetic: len(opts.Inputs) == 0, figs: drawn, inputs: m.Inputs, warnings: warnings, tables: tables,
+		provenance: [][2]string{{"rdeval version", opts.Version}, {"schema version", ingest.SchemaVersion},
+			{"bootstrap", fmt.Sprintf("B = %d replicates, seed %d, 95%% percentile intervals, for every table and figure", reportBoot, reportSeed)}}}
+	if err := writeHTML(filepath.Join(opts.OutDir, "index.html"), pg); err != nil {
 		return err
 	}
 	idx.WriteString("| index.html | the report as one self-contained page (inline SVG figures) |\n")
@@ -171,9 +202,9 @@ func Run(opts *Options) error {
 	for _, in := range m.Inputs {
 		fmt.Fprintf(&idx, "| %s | %s | %d | `%s` |\n", in.Path, in.Reader, in.RowsKept, in.SHA256)
 	}
-	if len(ds.Warnings) > 0 {
+	if len(warnings) > 0 {
 		idx.WriteString("\n## Warnings\n\n")
-		for _, w := range ds.Warnings {
+		for _, w := range warnings {
 			fmt.Fprintf(&idx, "- %s\n", w)
 		}
 	}
@@ -223,31 +254,7 @@ func rexbenchOnly(ds *ingest.Dataset) *ingest.Dataset {
 }
 
 // loadDemo ingests the embedded demo study with its RExBench gold catalog.
-func loadDemo(opts *Options) (*ingest.Dataset, error) {
-	fsys := demo.FS()
-	cat := ingest.BuiltinCatalog()
-	b, err := fs.ReadFile(fsys, demo.RExBenchTasksPath)
-	if err != nil {
-		return nil, err
-	}
-	if err := cat.AddYAML("demo:"+demo.RExBenchTasksPath, b); err != nil {
-		return nil, err
-	}
-	var inputs []string
-	for _, f := range demo.Files() {
-		// The example score.log repeats one run's entries of score_log.jsonl in
-		// METR's CSV format; it is there to show that format, not to be counted twice.
-		if strings.HasSuffix(f, ".yaml") || f == demo.REBenchExampleScoreLog {
-			continue
-		}
-		inputs = append(inputs, f)
-	}
-	ds, err := ingest.Load(inputs, ingest.Options{FS: fsys, Catalog: cat})
-	if err != nil {
-		return nil, err
-	}
-	return ds, ds.Err()
-}
+func loadDemo(*Options) (*ingest.Dataset, error) { return figurescmd.LoadDemo() }
 
 func groupTable(ds *ingest.Dataset) *cmdutil.Table {
 	s := inspectcmd.Summarize(ds)

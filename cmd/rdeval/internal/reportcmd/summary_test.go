@@ -51,3 +51,18 @@ func TestOutcomeTable(t *testing.T) {
 		t.Errorf("outcomeTable:\n got %q\nwant %q", rows, want)
 	}
 }
+
+func datasetOf(groups []struct {
+	agent, task string
+	n           int
+}) *ingest.Dataset {
+	d := &ingest.Dataset{}
+	id := 0
+	for _, g := range groups {
+		for i := 0; i < g.n; i++ {
+			id++
+			d.Runs = append(d.Runs, run(string(rune('A'+id)), g.agent, g.task, 1800, ingest.Some(0.5)))
+		}
+	}
+	return d
+}

@@ -1,0 +1,163 @@
+package figurescmd
+
+import (
+	"math"
+	"time"
+
+	"github.com/rdeval/rdeval/analysis"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
+	"github.com/rdeval/rdeval/figures"
+	"gonum.org/v1/plot"
+)
+
+type horizonFitOptions struct {
+	Weighting      string   `yaml:"weighting"`      // invsqrt (default) or equal
+	Regularization *float64 `yaml:"regularization"` // sklearn's 1/C (default 0.1, METR's headline)
+	ScoreCol       string   `yaml:"score_col"`      // score_binarized (default) or score
+}
+
+func (o *horizonFitOptions) defaults(c *drawCtx) error {
+	if o.Weighting == "" {
+		o.Weighting = "invsqrt"
+	}
+	if o.Weighting != "invsqrt" && o.Weighting != "equal" {
+		return c.optErr("weighting %q: want invsqrt or equal", o.Weighting)
+	}
+	if o.Regularization == nil {
+		r := 0.1
+		o.Regularization = &r
+	}
+	if !(*o.Regularization > 0) {
+		return c.optErr("regularization %v: want a positive number", *o.Regularization)
+	}
+	if o.ScoreCol == "" {
+		o.ScoreCol = "score_binarized"
+	}
+	if o.ScoreCol != "score_binarized" && o.ScoreCol != "score" {
+		return c.optErr("score_col %q: want score_binarized or score", o.ScoreCol)
+	}
+	return nil
+}
+
+func (o *horizonFitOptions) params() map[string]any {
+	return map[string]any{"weighting": o.Weighting, "regularization": *o.Regularization, "score_col": o.ScoreCol}
+}
+
+// horizons runs rdeval horizon on the figure's runs.
+func horizons(c *drawCtx, o *horizonFitOptions, boot int, dates map[string]time.Time) (*analysis.HorizonResult, *analysis.HorizonTrend, error) {
+	var res *analysis.HorizonResult
+	var trend *analysis.HorizonTrend
+	sub, collect := c.quiet()
+	err := horizoncmd.Compute(&horizoncmd.Options{IO: sub, Format: cmdutil.FormatJSON, Weighting: o.Weighting, Regularization: *o.Regularization,
+		Boot: boot, Seed: c.seed, CI: c.ci, Quantiles: []float64{0.5}, ScoreCol: o.ScoreCol,
+		OnResult: func(r *analysis.HorizonResult, t *analysis.HorizonTrend) { res, trend = r, t }}, c.ds, dates)
+	collect()
+	return res, trend, err
+}
+
+// drawHorizonFit draws each agent's fitted success probability
+// σ(a + b·log2(minutes)) (analysis.FitLogistic through rdeval horizon)
+// over the range of human minutes of the tasks it ran. No bootstrap: the
+// curves are the point fits.
+func drawHorizonFit(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
+	opts := o.(*horizonFitOptions)
+	if err := opts.defaults(c); err != nil {
+		return nil, nil, err
+	}
+	res, _, err := horizons(c, opts, 0, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	span := map[string][2]float64{}
+	for _, r := range c.ds.Runs {
+		if r.Kind == "human" || !r.HumanMinutes.Valid || !(r.HumanMinutes.V > 0) {
+			continue
+		}
+		s, ok := span[r.Agent]
+		if !ok {
+			s = [2]float64{math.Inf(1), math.Inf(-1)}
+		}
+		span[r.Agent] = [2]float64{math.Min(s[0], r.HumanMinutes.V), math.Max(s[1], r.HumanMinutes.V)}
+	}
+	var curves []figures.LogisticCurve
+	for _, a := range res.Agents {
+		s := span[a.Agent]
+		curves = append(curves, figures.LogisticCurve{Label: a.Agent, Intercept: a.Fit.Intercept, Slope: a.Fit.Slope, XMin: s[0], XMax: s[1]})
+		if a.N < 30 {
+			c.warnf("%s: only %d runs in the fit", a.Agent, a.N)
+		}
+	}
+	p, err := figures.LogisticFigure(c.title("Success by task length"), "Human time (minutes)", "Success probability", curves, true)
+	return p, opts.params(), err
+}
+
+// bandSteps is the number of segments of the trend's band.
+const bandSteps = 48
+
+type horizonTrendOptions struct {
+	horizonFitOptions `yaml:",inline"`
+	ReleaseDates      string `yaml:"release_dates"` // YAML agent: YYYY-MM-DD, relative to the config (required)
+}
+
+func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
+	opts := o.(*horizonTrendOptions)
+	if err := opts.defaults(c); err != nil {
+		return nil, nil, err
+	}
+	if opts.ReleaseDates == "" {
+		return nil, nil, c.optErr("options.release_dates: required (a YAML file of agent: YYYY-MM-DD, relative to the config)")
+	}
+	path := c.cfg.resolve(opts.ReleaseDates)
+	dates, err := horizoncmd.ReadReleaseDates(path)
+	if err != nil {
+		return nil, nil, c.optErr("release_dates: %v", err)
+	}
+	rec, err := recordFile(c.cfg, opts.ReleaseDates)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.extra = append(c.extra, rec)
+	res, trend, err := horizons(c, &opts.horizonFitOptions, c.boot, dates)
+	if err != nil {
+		return nil, nil, err
+	}
+	frontier := map[string]bool{}
+	for _, a := range trend.Agents {
+		frontier[a] = true
+	}
+	var pts []figures.HorizonPoint
+	for _, a := range res.Agents {
+		d, ok := dates[a.Agent]
+		if !ok {
+			continue
+		}
+		pts = append(pts, figures.HorizonPoint{Label: a.Agent, Release: d, Minutes: a.Horizons[0], Lo: a.CILow[0], Hi: a.CIHigh[0], Frontier: frontier[a.Agent]})
+	}
+	tr := &figures.Trend{Slope: trend.Slope, Intercept: trend.Intercept}
+	if c.boot > 0 {
+		// The band over the frontier's dates (analysis.HorizonTrendBand).
+		days := map[string]float64{}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, a := range trend.Agents {
+			d := float64(dates[a].Unix()) / 86400
+			days[a] = d
+			lo, hi = math.Min(lo, d), math.Max(hi, d)
+		}
+		var grid []float64
+		for i := 0; i <= bandSteps && hi > lo; i++ {
+			grid = append(grid, lo+(hi-lo)*float64(i)/bandSteps)
+		}
+		blo, bhi, used := analysis.HorizonTrendBand(res, 0, trend.Agents, days, grid, c.ci)
+		for i, d := range grid {
+			tr.Band = append(tr.Band, figures.TrendBandPoint{Day: d, Lo: blo[i], Hi: bhi[i]})
+		}
+		if used < c.boot {
+			c.warnf("trend band: %d of %d bootstrap replicates had fewer than two usable frontier p50s", c.boot-used, c.boot)
+		}
+	}
+	p, err := figures.HorizonTrendFigure(c.title("50% time horizon by release date"), "p50 horizon", pts, tr)
+	params := opts.params()
+	params["release_dates"] = opts.ReleaseDates
+	return p, params, err
+}

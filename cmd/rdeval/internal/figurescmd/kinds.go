@@ -1,0 +1,163 @@
+package figurescmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/ingest"
+	"gonum.org/v1/plot"
+)
+
+// kind is one figure type of a config: its options (a pointer to a zero
+// struct whose yaml tags are the option names), whether it is two columns
+// wide by default, and how it is computed and drawn. draw must compute
+// through a command's Compute or a function of package analysis (never a
+// statistic of its own) and return the plot with the resolved parameters
+// (recorded in index.json).
+type kind struct {
+	doc     string
+	options any
+	wide    bool
+	draw    func(c *drawCtx, opts any) (*plot.Plot, map[string]any, error)
+}
+
+// kinds are the figure types, by config name.
+var kinds = map[string]kind{}
+
+func init() {
+	for name, k := range map[string]kind{
+		"scoreatk":        {"score@k against k (log2) per agent at one run length with bootstrap bands and human percentile lines (RE-Bench Figs. 7–8; rdeval scoreatk)", &scoreAtKOptions{}, false, drawScoreAtK},
+		"allocation":      {"best allocation's score against total time budget per agent with bands (RE-Bench Fig. 2; rdeval allocation)", &allocationOptions{}, false, drawAllocation},
+		"allocation-bars": {"score@k of every allocation (run length × k) at one budget, bars with CIs (RE-Bench Fig. 6; rdeval allocation)", &allocationBarsOptions{}, true, drawAllocationBars},
+		"per-task":        {"score@k per task, grouped bars of agents and humans with CIs (RE-Bench Fig. 9; rdeval scoreatk --by agent,task_id)", &perTaskOptions{}, true, drawPerTask},
+		"curves":          {"mean best-so-far score over time per agent with bands (RE-Bench Figs. 4–5; rdeval curves)", &curvesOptions{}, false, drawCurves},
+		"success":         {"RExBench final or execution success or file recall by agent and hint level, with bootstrap intervals (rdeval success)", &successOptions{}, true, drawSuccess},
+		"errors":          {"error types of failed runs, stacked bars per agent (RExBench Fig. 10)", &errorsOptions{}, true, drawErrors},
+		"forest":          {"coefficients of a GLM with 95% CIs (RExBench Fig. 5; rdeval regress)", &forestOptions{}, false, drawForest},
+		"gold-lines":      {"per-task success against gold lines changed with the fitted logistic GLM (RExBench; rdeval regress)", &goldLinesOptions{}, false, drawGoldLines},
+		"horizon-fit":     {"success probability against human minutes (log2) with each agent's fitted logistic (METR; rdeval horizon)", &horizonFitOptions{}, true, drawHorizonFit},
+		"horizon-trend":   {"p50 time horizon against release date with the frontier's trend and its bootstrap band (METR Fig. 1; rdeval horizon --release-dates)", &horizonTrendOptions{}, true, drawHorizonTrend},
+	} {
+		kinds[name] = k
+	}
+}
+
+// KindNames lists the figure types, sorted.
+func KindNames() []string {
+	out := make([]string, 0, len(kinds))
+	for k := range kinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// drawCtx is what a kind draws from.
+type drawCtx struct {
+	cfg   *Config
+	fig   *Figure
+	ds    *ingest.Dataset // the config's runs, filtered by the figure's where
+	seed  uint64
+	boot  int
+	ci    float64
+	warns []string
+	extra []InputRecord // files the figure reads besides the runs
+}
+
+// quiet returns streams that drop the command's table and keep its
+// stderr, whose "warning: " lines become the figure's warnings (call
+// collect after the command ran).
+func (c *drawCtx) quiet() (*iostreams.IO, func()) {
+	var errb bytes.Buffer
+	return &iostreams.IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errb}, func() {
+		for _, l := range strings.Split(errb.String(), "\n") {
+			if w, ok := strings.CutPrefix(l, "warning: "); ok {
+				c.warnf("%s", w)
+			}
+		}
+	}
+}
+
+// warnf adds a warning once (a fit's warning can reach it both from the
+// command's stderr and from its result).
+func (c *drawCtx) warnf(format string, args ...any) {
+	w := fmt.Sprintf(format, args...)
+	for _, x := range c.warns {
+		if x == w || strings.HasSuffix(w, ": "+x) {
+			return
+		}
+	}
+	c.warns = append(c.warns, w)
+}
+
+// title is the figure's title from the config, or def.
+func (c *drawCtx) title(def string) string {
+	if c.fig.Title != "" {
+		return c.fig.Title
+	}
+	return def
+}
+
+// optErr is an error in a figure's options.
+func (c *drawCtx) optErr(format string, args ...any) error {
+	return &configError{fmt.Errorf("%s:%d: figure %q: %s", c.cfg.Path, c.fig.line, c.fig.ID, fmt.Sprintf(format, args...))}
+}
+
+// configError is a config the data cannot satisfy (exit 2).
+type configError struct{ error }
+
+func (e *configError) Unwrap() error { return e.error }
+
+// parseDuration reads "30m", "2h", "8h" or seconds ("1800").
+func parseDuration(s string) (float64, error) {
+	if sec, err := strconv.ParseFloat(s, 64); err == nil && sec > 0 {
+		return sec, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q: want a duration such as 30m, 2h or 8h", s)
+	}
+	return d.Seconds(), nil
+}
+
+// durationLabel is "30 min", "2 h" or "no limit" for seconds as text.
+func durationLabel(s string) string {
+	sec, err := strconv.ParseFloat(s, 64)
+	if err != nil || sec <= 0 {
+		return "no limit"
+	}
+	if sec < 3600 {
+		return strconv.FormatFloat(sec/60, 'f', -1, 64) + " min"
+	}
+	return strconv.FormatFloat(sec/3600, 'f', -1, 64) + " h"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sortedBySeconds orders keys that are seconds as text ("" last).
+func sortedBySeconds[V any](m map[string]V) []string {
+	keys := sortedKeys(m)
+	sec := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v <= 0 {
+			return math.Inf(1)
+		}
+		return v
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return sec(keys[i]) < sec(keys[j]) })
+	return keys
+}

@@ -1,0 +1,135 @@
+package reportcmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
+	"github.com/rdeval/rdeval/ingest"
+)
+
+// RunConfig writes the report of a real study named by a figures config
+// (rdeval figures): the config's data (inputs, input options, filters),
+// the tables groups.csv and scores.csv, and the config's figures, drawn by
+// figurescmd exactly as `rdeval figures` draws them, into figures/ with
+// figures/index.json. Everything is computed before anything is written.
+func RunConfig(opts *Options) error {
+	cfg, err := figurescmd.LoadConfig(opts.Config)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return cmdutil.Usagef("--config: %v", err)
+		}
+		return &cmdutil.UsageError{Err: err}
+	}
+	if opts.PNG && !containsStr(cfg.Formats, "png") {
+		cfg.Formats = append(cfg.Formats, "png")
+	}
+	ds, err := figurescmd.LoadData(cfg, opts.IO)
+	if err != nil {
+		return err
+	}
+	drawn, err := figurescmd.Render(cfg, ds, opts.IO)
+	if err != nil {
+		return err
+	}
+	source := fmt.Sprintf("the study of %s", filepath.Base(cfg.Path))
+	if cfg.Demo {
+		source = fmt.Sprintf("the embedded demo study (synthetic), figures of %s", filepath.Base(cfg.Path))
+	}
+	var warnings []string
+	for _, w := range ds.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	warnings = append(warnings, smallN(ds)...)
+	var figs []drawnFigure
+	var rows [][]string
+	for _, d := range drawn {
+		file := d.ID + ".svg"
+		if len(d.Files) > 0 {
+			file = d.Files[0].Name
+		}
+		figs = append(figs, drawnFigure{id: d.ID, file: file, title: d.Title + " — " + d.Caption, svg: d.SVG})
+		params, err := json.Marshal(d.Parameters)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []string{d.ID, d.Type, fmt.Sprint(d.Seed), fmt.Sprint(d.Boot), string(params)})
+		for _, w := range d.Warnings {
+			warnings = append(warnings, "figure "+d.ID+": "+w)
+		}
+	}
+	tables := []struct {
+		name string
+		t    *cmdutil.Table
+	}{{"groups.csv", groupTable(ds)}, {"scores.csv", scoreTable(ds.Runs)}}
+	csvs := make([][]byte, len(tables))
+	for i, t := range tables {
+		var b bytes.Buffer
+		if err := t.t.WriteCSV(&b); err != nil {
+			return err
+		}
+		csvs[i] = b.Bytes()
+	}
+
+	m, err := ingest.WriteDataset(filepath.Join(opts.OutDir, "data"), ds, ingest.WriteOptions{Version: opts.Version, Args: opts.Args})
+	if err != nil {
+		return err
+	}
+	for i, t := range tables {
+		if err := writeFileAtomic(filepath.Join(opts.OutDir, t.name), csvs[i]); err != nil {
+			return err
+		}
+	}
+	if err := figurescmd.WriteAll(filepath.Join(opts.OutDir, "figures"), cfg, drawn, opts.Version); err != nil {
+		return err
+	}
+	pg := page{source: source, version: opts.Version, synthetic: cfg.Demo, figs: figs, inputs: m.Inputs, warnings: warnings,
+		tables: []string{"groups.csv", "scores.csv"}, figureRows: rows,
+		provenance: [][2]string{{"rdeval version", opts.Version}, {"schema version", ingest.SchemaVersion},
+			{"config", filepath.Base(cfg.Path) + " (sha256 " + cfg.SHA256 + ")"},
+			{"figures", "figures/index.json: per figure its inputs' sha256, parameters, seed and B"}}}
+	if err := writeHTML(filepath.Join(opts.OutDir, "index.html"), pg); err != nil {
+		return err
+	}
+	var readme bytes.Buffer
+	fmt.Fprintf(&readme, "# rdeval report\n\nSource: %s.\nrdeval version: %s; schema version %s.\nConfig: %s (sha256 `%s`).\n\n",
+		source, opts.Version, ingest.SchemaVersion, filepath.Base(cfg.Path), cfg.SHA256)
+	readme.WriteString("| file | what |\n|---|---|\n| data/ | runs, score_log and tasks tables (Parquet) with manifest.json |\n")
+	readme.WriteString("| groups.csv | runs per benchmark × agent × time limit × task |\n| scores.csv | mean normalized score per benchmark × agent × time limit |\n")
+	for _, d := range drawn {
+		for _, f := range d.Files {
+			fmt.Fprintf(&readme, "| figures/%s | %s |\n", f.Name, d.Caption)
+		}
+	}
+	readme.WriteString("| figures/index.json | per figure: inputs' sha256, parameters, seed, warnings |\n| index.html | the report as one self-contained page |\n")
+	readme.WriteString("\n## Inputs\n\n| path | reader | rows kept | sha256 |\n|---|---|---|---|\n")
+	for _, in := range m.Inputs {
+		fmt.Fprintf(&readme, "| %s | %s | %d | `%s` |\n", in.Path, in.Reader, in.RowsKept, in.SHA256)
+	}
+	if len(warnings) > 0 {
+		readme.WriteString("\n## Warnings\n\n")
+		for _, w := range warnings {
+			fmt.Fprintf(&readme, "- %s\n", w)
+		}
+	}
+	if err := writeFileAtomic(filepath.Join(opts.OutDir, "README.md"), readme.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%d runs, %d figures, %d warnings from %s)\n", opts.OutDir, len(ds.Runs), len(drawn), len(warnings), source)
+	fmt.Fprintf(opts.IO.ErrOut, "  %s\n", filepath.Join(opts.OutDir, "index.html"))
+	return nil
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
