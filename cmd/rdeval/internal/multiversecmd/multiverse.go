@@ -6,7 +6,6 @@ package multiversecmd
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"strconv"
 	"strings"
@@ -332,32 +331,8 @@ func load(opts *Options, inputs []string) (*ingest.Dataset, error) {
 	return ds, nil
 }
 
-// LoadDemo ingests the embedded synthetic demo study (as rdeval report
-// does, with the RExBench gold catalog).
-func LoadDemo() (*ingest.Dataset, error) {
-	fsys := demo.FS()
-	cat := ingest.BuiltinCatalog()
-	b, err := fs.ReadFile(fsys, demo.RExBenchTasksPath)
-	if err != nil {
-		return nil, err
-	}
-	if err := cat.AddYAML("demo:"+demo.RExBenchTasksPath, b); err != nil {
-		return nil, err
-	}
-	var inputs []string
-	for _, f := range demo.Files() {
-		// The example score.log repeats one run's entries of score_log.jsonl.
-		if strings.HasSuffix(f, ".yaml") || f == demo.REBenchExampleScoreLog {
-			continue
-		}
-		inputs = append(inputs, f)
-	}
-	ds, err := ingest.Load(inputs, ingest.Options{FS: fsys, Catalog: cat})
-	if err != nil {
-		return nil, err
-	}
-	return ds, ds.Err()
-}
+// LoadDemo ingests the embedded synthetic demo study (demo.Load).
+func LoadDemo() (*ingest.Dataset, error) { return demo.Load(ingest.Options{}) }
 
 func num(x float64) string {
 	if math.IsNaN(x) {
