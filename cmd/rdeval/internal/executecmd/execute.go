@@ -66,7 +66,7 @@ func newRunCmd(io *iostreams.IO, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "run --task T.yaml --patches FILE|DIR... --out RUNDIR",
-		Short: "apply each patch and run the task's experiment for every seed",
+		Short: "Apply each patch and run the task's experiment for every seed",
 		Long: `For every patch, seed and repeat: write the task repository's tree at
 base_commit into RUNDIR/runs/<run_id>/work, apply the patch (go-gitdiff, then
 git apply --3way, then patch -p1 --forward --fuzz=3; the step used is recorded),

@@ -37,7 +37,7 @@ func newGoldCmd(io *iostreams.IO) *cobra.Command {
 	opts := &GoldOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "gold --task T.yaml --gold G.patch --seeds N --out RUNDIR",
-		Short: "run the gold patch over seeds and write the calibrated success range next to the task",
+		Short: "Run the gold patch over seeds and write the calibrated success range next to the task",
 		Long: `Run the task's gold patch (the reference solution) once per seed, the way
 'execute run' runs agent patches but without judging, and calibrate the success
 range of every metric as RExBench does: mean ± m·sd of the gold values, with the

@@ -24,7 +24,7 @@ func newStatusCmd(io *iostreams.IO) *cobra.Command {
 	opts := &StatusOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "status RUNDIR",
-		Short: "count a run folder's runs by outcome and list what is running and what failed and why",
+		Short: "Count a run folder's runs by outcome and list what is running and what failed and why",
 		Long: `Read a run folder of 'execute run' (manifest.json, journal.jsonl and every
 runs/<run_id>/result.json) without changing it, and print one row per run that
 is not a success: its state and reason. A state is an outcome (success,

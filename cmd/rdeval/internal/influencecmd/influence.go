@@ -72,7 +72,7 @@ func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 	var threshold, budget, humanLen string
 	cmd := &cobra.Command{
 		Use:   "influence INPUT...",
-		Short: "leave-one-run/task/agent-out influence on score@k, final success or an A/B ratio",
+		Short: "Leave-one-run/task/agent-out influence on score@k, final success or an A/B ratio",
 		Long: `Show how much single runs and single tasks move a headline statistic.
 
 --stat scoreatk: the mean over tasks of score@k (--k, default 1) for one agent ×

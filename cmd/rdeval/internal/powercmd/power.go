@@ -42,7 +42,7 @@ func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 	var pa, pb string
 	cmd := &cobra.Command{
 		Use:   "power [--pilot INPUT...] --a FILTER --b FILTER | --pa P --pb P",
-		Short: "simulated power to detect a difference between two agents, by runs per task and number of tasks",
+		Short: "Simulated power to detect a difference between two agents, by runs per task and number of tasks",
 		Long: `Estimate by simulation the probability that a study detects a difference between
 two agents at level --alpha (two-sided), for each cell of a grid of runs per task
 (--runs) × number of tasks (--tasks), and the confidence-interval half-width to

@@ -64,7 +64,7 @@ func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "regress --data PATH --formula \"y ~ x1 + x2\" [--family binomial|gaussian]",
-		Short: "logistic or linear regression (GLM, mixed models) with R formulas",
+		Short: "Logistic or linear regression with R formulas: GLMs and mixed models (as R glm and lme4)",
 		Long: `Fit a generalized linear model by iteratively reweighted least squares, as R's
 
   glm(y ~ x1 + x2, family = binomial, weights = w)      # --family binomial (logit link)
