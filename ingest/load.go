@@ -83,11 +83,16 @@ type loader struct {
 // each parse worker has its own.
 type interner struct {
 	interned map[string]string
+	last     string // the last value returned: a CSV column often repeats it
 }
 
 // intern returns b as a string, sharing one copy among equal values.
 func (in *interner) intern(b []byte) string {
+	if string(b) == in.last {
+		return in.last
+	}
 	if s, ok := in.interned[string(b)]; ok {
+		in.last = s
 		return s
 	}
 	s := string(b)
@@ -97,6 +102,7 @@ func (in *interner) intern(b []byte) string {
 		}
 		in.interned[s] = s
 	}
+	in.last = s
 	return s
 }
 

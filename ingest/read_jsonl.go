@@ -99,6 +99,12 @@ type runLineParser struct {
 	unknown map[string]int
 	fn      func(k []byte, v jsonline.Value) error
 
+	// keys caches the resolution of the member keys of the previous line
+	// by position: lines of one file list their keys in the same order,
+	// so a byte comparison usually replaces two map lookups.
+	keys   []keySlot
+	member int // index of the member being read
+
 	// Set by parse.
 	r          Run
 	lineNo     int
@@ -110,11 +116,11 @@ type runLineParser struct {
 func (l *loader) newRunLineParser(path, reader string, in *interner) *runLineParser {
 	rp := &runLineParser{l: l, path: path, reader: reader, spec: l.runSpec(reader), in: in, unknown: map[string]int{}}
 	rp.fn = func(k []byte, v jsonline.Value) error {
-		canon := rp.spec.lookup(k)
-		if canon == "" {
-			if rp.reader == ReaderMETR && string(k) == "human_score" {
+		ks := rp.slot(k)
+		if ks.set == nil {
+			if ks.human {
 				rp.humanScore = jsonCell(v)
-			} else if !rp.spec.ignored[string(k)] {
+			} else if !ks.ignored {
 				rp.unknown[string(k)]++
 			}
 			return nil
@@ -123,8 +129,10 @@ func (l *loader) newRunLineParser(path, reader string, in *interner) *runLinePar
 			return nil
 		}
 		c := jsonCell(v)
-		c.in = rp.in
-		if err := runColumns[canon](&rp.r, c); err != nil {
+		if ks.intern {
+			c.in = rp.in
+		}
+		if err := ks.set(&rp.r, c); err != nil {
 			return &Error{File: rp.path, Line: rp.lineNo, Field: string(k), Msg: err.Error()}
 		}
 		return nil
@@ -132,11 +140,48 @@ func (l *loader) newRunLineParser(path, reader string, in *interner) *runLinePar
 	return rp
 }
 
+// keySlot is how one member key is read.
+type keySlot struct {
+	key     string
+	set     runSetter // nil: not a column
+	intern  bool      // intern its strings (not run ids: each is unique)
+	human   bool      // METR's human_score
+	ignored bool      // a known key that is not kept
+}
+
+// slot resolves key k of member rp.member, from the cache when the
+// previous line had the same key at that position.
+func (rp *runLineParser) slot(k []byte) *keySlot {
+	i := rp.member
+	rp.member++
+	if i < len(rp.keys) && rp.keys[i].key == string(k) {
+		return &rp.keys[i]
+	}
+	ks := keySlot{key: string(k)}
+	if canon := rp.spec.lookup(k); canon != "" {
+		ks.set, ks.intern = runColumns[canon], canon != "run_id"
+	} else if rp.reader == ReaderMETR && ks.key == "human_score" {
+		ks.human = true
+	} else {
+		ks.ignored = rp.spec.ignored[ks.key]
+	}
+	if i < len(rp.keys) {
+		rp.keys[i] = ks
+		return &rp.keys[i]
+	}
+	if i < 256 {
+		rp.keys = append(rp.keys, ks)
+		return &rp.keys[len(rp.keys)-1]
+	}
+	return &ks
+}
+
 // parse reads line (line number lineNo) into rp.r and checks it; on
 // success rp.hasHuman and rp.human give METR's human_score, if any.
 func (rp *runLineParser) parse(line []byte, lineNo int) error {
 	rp.r = Run{SourceFile: rp.path, SourceLine: int64(lineNo)}
 	rp.lineNo = lineNo
+	rp.member = 0
 	rp.humanScore = cell{}
 	rp.hasHuman = false
 	err := rp.p.ParseObject(line, rp.fn)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/rdeval/rdeval/ingest/internal/csvline"
@@ -37,9 +38,13 @@ func (l *loader) useParallel(s *source) bool {
 	return workers() > 1 && (s.size < 0 || s.size >= parallelMinBytes)
 }
 
-// chunkBufs recycles chunk buffers: the merge copies out everything it
-// keeps (strings, rejected text), so a chunk's buffer is free after it.
-var chunkBufs sync.Pool
+// chunkPool recycles chunks: the merge copies out everything it keeps
+// (strings, rejected text), so a chunk is free after it.
+var chunkPool sync.Pool
+
+// entryBufs recycles the workers' score-log entry slices (copied into the
+// dataset by the merge).
+var entryBufs sync.Pool
 
 // chunkRec is one record of a chunk: buf[off:end], starting at line line.
 type chunkRec struct {
@@ -90,8 +95,9 @@ func runChunks[R any](produce func(send func(*chunk)), newWorker func() func(*ch
 	}
 	for j := range order {
 		merge(j.c, <-j.done)
-		if b := j.c.buf; cap(b) > 0 && cap(b) <= 2*chunkBytes+1<<16 {
-			chunkBufs.Put(&b)
+		if c := j.c; cap(c.buf) <= 2*chunkBytes+1<<16 {
+			c.buf, c.recs, c.err = c.buf[:0], c.recs[:0], nil
+			chunkPool.Put(c)
 		}
 	}
 }
@@ -104,11 +110,10 @@ type lineChunker struct {
 
 func (lc *lineChunker) add(line []byte, lineNo int, lastNoNL, multi bool) {
 	if lc.c == nil {
-		lc.c = &chunk{}
-		if b, ok := chunkBufs.Get().(*[]byte); ok && cap(*b) >= chunkBytes+len(line) {
-			lc.c.buf = (*b)[:0]
+		if c, ok := chunkPool.Get().(*chunk); ok {
+			lc.c = c
 		} else {
-			lc.c.buf = make([]byte, 0, chunkBytes+len(line)+64)
+			lc.c = &chunk{buf: make([]byte, 0, chunkBytes+1<<16)}
 		}
 	}
 	off := len(lc.c.buf)
@@ -265,7 +270,12 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 		var sp csvline.Splitter
 		row := l.scoreLogCSVParse(s.path, header, runID, &interner{})
 		return func(c *chunk) result {
-			res := result{entries: make([]ScoreEntry, 0, len(c.recs))}
+			res := result{}
+			if e, ok := entryBufs.Get().(*[]ScoreEntry); ok {
+				res.entries = (*e)[:0]
+			} else {
+				res.entries = make([]ScoreEntry, 0, len(c.recs))
+			}
 			for i, cr := range c.recs {
 				line := c.rec(i)
 				fields, perr := sp.Split(line)
@@ -292,12 +302,20 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 	grown := false
 	runChunks(produce, newWorker, func(c *chunk, res result) {
 		if !grown && len(c.recs) > 0 {
-			l.growScores(s, c.recs[0].end-c.recs[0].off+1)
+			// Size the table from the first chunk's mean record length
+			// (+2 %), so that a 10^7-row log is not copied into a slice
+			// twice its size when a single-record estimate falls short.
+			if s.size > 0 && !s.isGzip {
+				est := int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02) + 16
+				l.ds.Scores = slices.Grow(l.ds.Scores, min(est, 50_000_000))
+			}
 			grown = true
 		}
 		st.RowsRead += len(res.entries) + len(res.rejects)
 		st.RowsKept += len(res.entries)
 		l.ds.Scores = append(l.ds.Scores, res.entries...)
+		entries := res.entries[:0]
+		entryBufs.Put(&entries)
 		for _, r := range res.rejects {
 			l.reject(st, r.err, r.text)
 		}
