@@ -107,7 +107,7 @@ PYEOF
 if command -v Rscript >/dev/null 2>&1 && Rscript -e 'library(lme4)' >/dev/null 2>&1; then
   GLMM="$OUT/inputs/glmm_10000x50.csv"
   [ -f "$GLMM" ] || $PY bench/gen_glmm.py "$GLMM"
-  pair "GLMM yb ~ x1 + x2 + (1 | g), binomial, 10,000 rows, 50 groups vs lme4::glmer" \
+  pair "GLMM yb ~ x1 + x2 + (1 \\| g), binomial, 10,000 rows, 50 groups vs lme4::glmer" \
     "\"$R\" regress --data \"$GLMM\" --table --formula 'yb ~ x1 + x2 + (1 | g)' --family binomial --format json" \
     "Rscript bench/glmm_lme4.R \"$GLMM\"" check_glmm
 else
