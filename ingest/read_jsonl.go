@@ -54,11 +54,11 @@ func (l *loader) readJSONL(s *source, st *InputStats, first []byte, reader strin
 		l.fileErr(s.path, &Error{File: s.path, Msg: "reader " + reader + " reads CSV, but this file is JSON Lines"})
 		return
 	}
-	l.growRuns(s, len(first))
 	if l.useParallel(s) {
 		l.readJSONLParallel(s, st, first, reader)
 		return
 	}
+	l.growRuns(s, len(first))
 	rp := l.newRunLineParser(s.path, reader, &l.interner)
 	line, lineNo := first, s.line
 	for {

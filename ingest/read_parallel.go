@@ -152,6 +152,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 		items    []item
 		unknown  map[string]int
 	}
+	var itemBufs sync.Pool // the workers' item slices, recycled after the merge
 	produce := func(send func(*chunk)) {
 		lc := lineChunker{send: send}
 		line, lineNo := first, s.line
@@ -175,7 +176,13 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	newWorker := func() func(*chunk) result {
 		rp := l.newRunLineParser(s.path, reader, &interner{})
 		return func(c *chunk) result {
-			res := result{items: make([]item, len(c.recs))}
+			res := result{}
+			if it, ok := itemBufs.Get().(*[]item); ok && cap(*it) >= len(c.recs) {
+				res.items = (*it)[:len(c.recs)]
+				clear(res.items)
+			} else {
+				res.items = make([]item, len(c.recs))
+			}
 			for i, cr := range c.recs {
 				line := c.rec(i)
 				res.rowsRead++
@@ -191,7 +198,19 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 		}
 	}
 	unknown := map[string]int{}
+	grown := false
 	runChunks(produce, newWorker, func(c *chunk, res result) {
+		if !grown && len(c.recs) > 0 {
+			// Size the table from the first chunk's mean line length (+2 %).
+			if s.size > 0 && !s.isGzip {
+				est := min(int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02)+16, 10_000_000)
+				l.ds.Runs = slices.Grow(l.ds.Runs, est)
+				if len(l.runIndex) == 0 {
+					l.runIndex = make(map[string]int, est)
+				}
+			}
+			grown = true
+		}
 		st.RowsRead += res.rowsRead
 		for i := range res.items {
 			it := &res.items[i]
@@ -207,6 +226,8 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 		for k, n := range res.unknown {
 			unknown[k] += n
 		}
+		items := res.items[:0]
+		itemBufs.Put(&items)
 		if c.err != nil {
 			l.fileErr(s.path, c.err)
 		}
