@@ -89,6 +89,31 @@ pair "CSV score log, 10^6 rows ($(du -m "$OUT/inputs/run-1/score.log" | cut -f1)
   "rm -rf \"$OUT/ing\" && \"$R\" ingest \"$OUT/inputs/run-1/score.log\" -o \"$OUT/ing\"" \
   "$PY bench/read_pandas.py csv \"$OUT/inputs/run-1/score.log\"" check_scorelog
 
+# GLMM (random intercept, logit link, Laplace): 10,000 rows, 50 groups,
+# rdeval regress vs lme4::glmer, when Rscript with lme4 is installed.
+# Outputs agree when every fixed effect matches to 1e-4 (absolute) and its
+# standard error to 1e-3 (relative): both stop at their optimizer's tolerance.
+check_glmm() {
+  $PY - "$1" "$2" <<'PYEOF'
+import csv, json, sys
+a = {c["term"]: c for c in json.load(open(sys.argv[1]))["coefficients"]}
+b = list(csv.DictReader(open(sys.argv[2])))
+bad = [r["term"] for r in b if r["term"] not in a
+       or abs(a[r["term"]]["estimate"] - float(r["estimate"])) > 1e-4
+       or abs(a[r["term"]]["se"] / float(r["std_error"]) - 1) > 1e-3]
+sys.exit(1 if bad or len(b) != 3 else 0)
+PYEOF
+}
+if command -v Rscript >/dev/null 2>&1 && Rscript -e 'library(lme4)' >/dev/null 2>&1; then
+  GLMM="$OUT/inputs/glmm_10000x50.csv"
+  [ -f "$GLMM" ] || $PY bench/gen_glmm.py "$GLMM"
+  pair "GLMM yb ~ x1 + x2 + (1 \\| g), binomial, 10,000 rows, 50 groups vs lme4::glmer" \
+    "\"$R\" regress --data \"$GLMM\" --table --formula 'yb ~ x1 + x2 + (1 | g)' --family binomial --format json" \
+    "Rscript bench/glmm_lme4.R \"$GLMM\"" check_glmm
+else
+  echo "(GLMM pair skipped: needs Rscript with lme4)"
+fi
+
 # DuckDB as the speed peer (issue #9): JSONL and CSV to Parquet, when the
 # interop npm packages are installed (cd interop && npm ci).
 if command -v node >/dev/null 2>&1 && [ -d interop/node_modules/@duckdb/node-api ]; then

@@ -28,7 +28,7 @@ Rscript -e 'set.seed(20261208); n <- 10000; g <- sample(1:50, n, TRUE); h <- sam
   y <- rbinom(n, 1, plogis(-0.3 + 0.6 * x1 - 0.8 * x2 + a[g] + c[h]))
   write.csv(data.frame(y = y, x1 = x1, x2 = x2, g = paste0("g", g), h = paste0("h", h)),
             "bench/out/glmm_bench.csv", row.names = FALSE, quote = FALSE)'
-Rscript bench/glmm_lme4.R "$ROUNDS" "$OUT/glmm_lme4_times.csv"
+Rscript bench/glmm_lme4_models.R "$ROUNDS" "$OUT/glmm_lme4_times.csv"
 
 now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -95,4 +96,46 @@ func writeScoreLog(b *testing.B, path, form string, n int) {
 		b.Fatal(err)
 	}
 	f.Close()
+}
+
+// BenchmarkIngestToParquet is `rdeval ingest` end to end in process (Load
+// and WriteDataset to Parquet): METR's all_runs.jsonl repeated 20 times
+// with unique run ids (65 MB, as bench/compare.sh makes it), and a
+// 1,000,000-row METR score.log CSV. It reports rows/s and MB/s; run with
+// -cpu 1 and -cpu 2 to see the parallel parse.
+func BenchmarkIngestToParquet(b *testing.B) {
+	dir := b.TempDir()
+	metr := filepath.Join(dir, "metr_x20.jsonl")
+	src, err := os.ReadFile(metrFile(b, "3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var big []byte
+	for i := range 20 {
+		big = append(big, bytes.ReplaceAll(src, []byte(`"run_id":"`), []byte(`"run_id":"`+strconv.Itoa(i)+"-"))...)
+	}
+	if err := os.WriteFile(metr, big, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	csv := filepath.Join(dir, "run-1", "score.log")
+	writeScoreLog(b, csv, "csv", 1_000_000)
+	for _, in := range []struct{ name, path string }{{"metr_x20.jsonl", metr}, {"score.log.csv/rows=1e6", csv}} {
+		b.Run(in.name, func(b *testing.B) {
+			fi, _ := os.Stat(in.path)
+			b.SetBytes(fi.Size())
+			out := b.TempDir()
+			rows := 0
+			for b.Loop() {
+				ds, err := Load([]string{in.path}, Options{})
+				if err != nil || ds.Err() != nil {
+					b.Fatal(err, ds.Err())
+				}
+				if _, err := WriteDataset(out, ds, WriteOptions{Version: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+				rows = len(ds.Runs) + len(ds.Scores)
+			}
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
 }

@@ -19,9 +19,9 @@ import (
 type cell struct {
 	isJSON bool
 	jv     jsonline.Value
-	text   string  // CSV field text
-	col    int     // 1-based byte column when known (JSON)
-	in     *loader // if set, strings are interned through it
+	text   string    // CSV field text
+	col    int       // 1-based byte column when known (JSON)
+	in     *interner // if set, strings are interned through it
 }
 
 func jsonCell(v jsonline.Value) cell { return cell{isJSON: true, jv: v, col: v.Offset + 1} }

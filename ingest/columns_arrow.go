@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -219,14 +221,34 @@ func nList[R any](name string, get func(*R) *[]string) colDef[R] {
 	}
 }
 
-// buildRecord turns rows into one Arrow record batch with the given columns.
+// buildRecord turns rows into one Arrow record batch with the given
+// columns. Columns are independent, so large tables fill them on
+// GOMAXPROCS goroutines; the result does not depend on how many.
 func buildRecord[R any](schema *arrow.Schema, cols []colDef[R], rows []R) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memPool, schema)
 	defer b.Release()
 	b.Reserve(len(rows))
-	for ci, c := range cols {
-		c.build(b.Field(ci), rows)
+	workers := runtime.GOMAXPROCS(0)
+	if workers <= 1 || len(rows) < 4096 {
+		for ci, c := range cols {
+			c.build(b.Field(ci), rows)
+		}
+		return b.NewRecordBatch()
 	}
+	next := make(chan int, len(cols))
+	for ci := range cols {
+		next <- ci
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(workers, len(cols)) {
+		wg.Go(func() {
+			for ci := range next {
+				cols[ci].build(b.Field(ci), rows)
+			}
+		})
+	}
+	wg.Wait()
 	return b.NewRecordBatch()
 }
 

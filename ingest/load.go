@@ -74,23 +74,35 @@ type loader struct {
 	dupSame  int                // identical duplicate runs dropped
 
 	runIndexStale bool
-	interned      map[string]string
-	tableTasks    []Task // tasks read from rdeval tables (kept even without runs)
+	interner
+	tableTasks []Task // tasks read from rdeval tables (kept even without runs)
 }
 
-// intern returns b as a string, sharing one copy among equal values (run
-// ids, agents, messages repeat on every row); the table is bounded.
-func (l *loader) intern(b []byte) string {
-	if s, ok := l.interned[string(b)]; ok {
+// interner shares one copy of equal strings (run ids, agents, messages
+// repeat on every row); its table is bounded. Not safe for concurrent use:
+// each parse worker has its own.
+type interner struct {
+	interned map[string]string
+	last     string // the last value returned: a CSV column often repeats it
+}
+
+// intern returns b as a string, sharing one copy among equal values.
+func (in *interner) intern(b []byte) string {
+	if string(b) == in.last {
+		return in.last
+	}
+	if s, ok := in.interned[string(b)]; ok {
+		in.last = s
 		return s
 	}
 	s := string(b)
-	if len(b) <= 256 && len(l.interned) < 1<<16 {
-		if l.interned == nil {
-			l.interned = map[string]string{}
+	if len(b) <= 256 && len(in.interned) < 1<<16 {
+		if in.interned == nil {
+			in.interned = map[string]string{}
 		}
-		l.interned[s] = s
+		in.interned[s] = s
 	}
+	in.last = s
 	return s
 }
 

@@ -38,6 +38,10 @@ func (l *loader) readCSV(s *source, st *InputStats, header []string, headerLine 
 		l.fileErr(s.path, &Error{File: s.path, Msg: "reader " + reader + " does not read CSV"})
 		return
 	}
+	if reader == ReaderScoreLogCSV && l.useParallel(s) {
+		l.readCSVScoreLogParallel(s, st, header)
+		return
+	}
 	var sp csvline.Splitter
 	var joined []byte
 	for {
@@ -77,8 +81,7 @@ func (l *loader) readCSV(s *source, st *InputStats, header []string, headerLine 
 			l.reject(st, e, line)
 			continue
 		}
-		if len(fields) != len(header) {
-			e := &Error{File: s.path, Line: start, Msg: fmt.Sprintf("ragged row: want %d fields as in the header, got %d", len(header), len(fields))}
+		if e := checkRagged(s.path, start, header, fields); e != nil {
 			l.reject(st, e, line)
 			continue
 		}
@@ -86,6 +89,14 @@ func (l *loader) readCSV(s *source, st *InputStats, header []string, headerLine 
 			l.reject(st, lineError(s, start, err), line)
 		}
 	}
+}
+
+// checkRagged rejects a record whose field count differs from the header's.
+func checkRagged(path string, line int, header []string, fields [][]byte) *Error {
+	if len(fields) != len(header) {
+		return &Error{File: path, Line: line, Msg: fmt.Sprintf("ragged row: want %d fields as in the header, got %d", len(header), len(fields))}
+	}
+	return nil
 }
 
 func (l *loader) runCSVRow(s *source, st *InputStats, header []string, reader string) func([][]byte, int) error {
@@ -134,13 +145,7 @@ func (l *loader) runCSVRow(s *source, st *InputStats, header []string, reader st
 // timestamp,score,message,details. The run id is Options.RunID or the name
 // of the folder holding the file. details is not kept (see docs/data-model.md).
 func (l *loader) scoreLogCSVRow(s *source, st *InputStats, header []string) func([][]byte, int) error {
-	runID := l.runIDFromPath(s.path)
-	msgCol := -1
-	for i, h := range header {
-		if h == "message" {
-			msgCol = i
-		}
-	}
+	parse := l.scoreLogCSVParse(s.path, header, l.runIDFromPath(s.path), &l.interner)
 	grown := false
 	return func(rec [][]byte, line int) error {
 		if !grown {
@@ -151,35 +156,54 @@ func (l *loader) scoreLogCSVRow(s *source, st *InputStats, header []string) func
 			l.growScores(s, n)
 			grown = true
 		}
+		e, err := parse(rec, line)
+		if err != nil {
+			return err
+		}
+		l.ds.Scores = append(l.ds.Scores, e)
+		st.RowsKept++
+		return nil
+	}
+}
+
+// scoreLogCSVParse returns the function that checks one score.log record
+// and makes its entry. It uses no loader state, so parse workers each own
+// one (with their own interner).
+func (l *loader) scoreLogCSVParse(path string, header []string, runID string, in *interner) func([][]byte, int) (ScoreEntry, error) {
+	msgCol := -1
+	for i, h := range header {
+		if h == "message" {
+			msgCol = i
+		}
+	}
+	return func(rec [][]byte, line int) (ScoreEntry, error) {
 		if runID == "" {
-			return &Error{File: s.path, Line: line, Msg: "no run id: score.log files take the run id from their folder (runs/<run_id>/score.log); pass --run-id"}
+			return ScoreEntry{}, &Error{File: path, Line: line, Msg: "no run id: score.log files take the run id from their folder (runs/<run_id>/score.log); pass --run-id"}
 		}
 		e := ScoreEntry{RunID: runID}
 		t, ok := parseISOTimeBytes(bytes.TrimSpace(rec[0]))
 		if !ok {
-			return &Error{File: s.path, Line: line, Field: "timestamp", Msg: fmt.Sprintf("want ISO 8601 timestamp, got %q", truncate(string(rec[0]), 40))}
+			return ScoreEntry{}, &Error{File: path, Line: line, Field: "timestamp", Msg: fmt.Sprintf("want ISO 8601 timestamp, got %q", truncate(string(rec[0]), 40))}
 		}
 		e.ScoredAt = Some(t)
 		f, ok := parseScoreBytes(rec[1])
 		if !ok {
 			var err error
 			if f, err = csvCell(string(rec[1])).floatNaN(); err != nil {
-				return &Error{File: s.path, Line: line, Field: "score", Msg: err.Error()}
+				return ScoreEntry{}, &Error{File: path, Line: line, Field: "score", Msg: err.Error()}
 			}
 		}
 		if math.IsInf(f, 0) {
-			return &Error{File: s.path, Line: line, Field: "score", Msg: "infinite score"}
+			return ScoreEntry{}, &Error{File: path, Line: line, Field: "score", Msg: "infinite score"}
 		}
 		e.RawScore = f
 		if msgCol >= 0 && len(rec[msgCol]) > 0 {
 			if !utf8.Valid(rec[msgCol]) {
-				return &Error{File: s.path, Line: line, Field: "message", Msg: "invalid UTF-8 in field"}
+				return ScoreEntry{}, &Error{File: path, Line: line, Field: "message", Msg: "invalid UTF-8 in field"}
 			}
-			e.Message = Some(l.intern(rec[msgCol]))
+			e.Message = Some(in.intern(rec[msgCol]))
 		}
-		l.ds.Scores = append(l.ds.Scores, e)
-		st.RowsKept++
-		return nil
+		return e, nil
 	}
 }
 

@@ -54,49 +54,23 @@ func (l *loader) readJSONL(s *source, st *InputStats, first []byte, reader strin
 		l.fileErr(s.path, &Error{File: s.path, Msg: "reader " + reader + " reads CSV, but this file is JSON Lines"})
 		return
 	}
-	spec := l.runSpec(reader)
-	unknown := map[string]int{}
+	if l.useParallel(s) {
+		l.readJSONLParallel(s, st, first, reader)
+		return
+	}
 	l.growRuns(s, len(first))
-	var p jsonline.Parser
+	rp := l.newRunLineParser(s.path, reader, &l.interner)
 	line, lineNo := first, s.line
-	var r Run // reused: the callback captures it, so a per-line variable would escape
 	for {
 		if len(bytes.TrimSpace(line)) > 0 {
 			st.RowsRead++
-			r = Run{SourceFile: s.path, SourceLine: int64(lineNo)}
-			var humanScore cell
-			err := p.ParseObject(line, func(k []byte, v jsonline.Value) error {
-				canon := spec.lookup(k)
-				if canon == "" {
-					if reader == ReaderMETR && string(k) == "human_score" {
-						humanScore = jsonCell(v)
-					} else if !spec.ignored[string(k)] {
-						unknown[string(k)]++
-					}
-					return nil
-				}
-				if v.Kind == jsonline.Null {
-					return nil
-				}
-				c := jsonCell(v)
-				c.in = l
-				if err := runColumns[canon](&r, c); err != nil {
-					return &Error{File: s.path, Line: lineNo, Field: string(k), Msg: err.Error()}
-				}
-				return nil
-			})
-			if err == nil {
-				err = l.finishRun(&r, reader)
-			}
-			if err != nil {
-				l.reject(st, lineError(s, lineNo, err), line)
+			if err := rp.parse(line, lineNo); err != nil {
+				l.reject(st, lineErrorAt(s.path, lineNo, lineNo == s.line && !s.lastNL, err), line)
 			} else {
-				if !humanScore.null() && humanScore.isJSON {
-					if f, err := humanScore.float(); err == nil {
-						l.humanRef[r.TaskID] = f
-					}
+				if rp.hasHuman {
+					l.humanRef[rp.r.TaskID] = rp.human
 				}
-				l.addRun(&r, st)
+				l.addRun(&rp.r, st)
 			}
 		}
 		var err error
@@ -110,28 +84,147 @@ func (l *loader) readJSONL(s *source, st *InputStats, first []byte, reader strin
 		}
 		lineNo = s.line
 	}
-	l.warnUnknown(s.path, unknown)
+	l.warnUnknown(s.path, rp.unknown)
+}
+
+// runLineParser turns one JSON Lines record into a Run. It touches no
+// loader state but its options (read-only), so parse workers each own one.
+type runLineParser struct {
+	l       *loader
+	path    string
+	reader  string
+	spec    rowSpec
+	p       jsonline.Parser
+	in      *interner
+	unknown map[string]int
+	fn      func(k []byte, v jsonline.Value) error
+
+	// keys caches the resolution of the member keys of the previous line
+	// by position: lines of one file list their keys in the same order,
+	// so a byte comparison usually replaces two map lookups.
+	keys   []keySlot
+	member int // index of the member being read
+
+	// Set by parse.
+	r          Run
+	lineNo     int
+	humanScore cell
+	hasHuman   bool
+	human      float64
+}
+
+func (l *loader) newRunLineParser(path, reader string, in *interner) *runLineParser {
+	rp := &runLineParser{l: l, path: path, reader: reader, spec: l.runSpec(reader), in: in, unknown: map[string]int{}}
+	rp.fn = func(k []byte, v jsonline.Value) error {
+		ks := rp.slot(k)
+		if ks.set == nil {
+			if ks.human {
+				rp.humanScore = jsonCell(v)
+			} else if !ks.ignored {
+				rp.unknown[string(k)]++
+			}
+			return nil
+		}
+		if v.Kind == jsonline.Null {
+			return nil
+		}
+		c := jsonCell(v)
+		if ks.intern {
+			c.in = rp.in
+		}
+		if err := ks.set(&rp.r, c); err != nil {
+			return &Error{File: rp.path, Line: rp.lineNo, Field: string(k), Msg: err.Error()}
+		}
+		return nil
+	}
+	return rp
+}
+
+// keySlot is how one member key is read.
+type keySlot struct {
+	key     string
+	set     runSetter // nil: not a column
+	intern  bool      // intern its strings (not run ids: each is unique)
+	human   bool      // METR's human_score
+	ignored bool      // a known key that is not kept
+}
+
+// slot resolves key k of member rp.member, from the cache when the
+// previous line had the same key at that position.
+func (rp *runLineParser) slot(k []byte) *keySlot {
+	i := rp.member
+	rp.member++
+	if i < len(rp.keys) && rp.keys[i].key == string(k) {
+		return &rp.keys[i]
+	}
+	ks := keySlot{key: string(k)}
+	if canon := rp.spec.lookup(k); canon != "" {
+		ks.set, ks.intern = runColumns[canon], canon != "run_id"
+	} else if rp.reader == ReaderMETR && ks.key == "human_score" {
+		ks.human = true
+	} else {
+		ks.ignored = rp.spec.ignored[ks.key]
+	}
+	if i < len(rp.keys) {
+		rp.keys[i] = ks
+		return &rp.keys[i]
+	}
+	if i < 256 {
+		rp.keys = append(rp.keys, ks)
+		return &rp.keys[len(rp.keys)-1]
+	}
+	return &ks
+}
+
+// parse reads line (line number lineNo) into rp.r and checks it; on
+// success rp.hasHuman and rp.human give METR's human_score, if any.
+func (rp *runLineParser) parse(line []byte, lineNo int) error {
+	rp.r = Run{SourceFile: rp.path, SourceLine: int64(lineNo)}
+	rp.lineNo = lineNo
+	rp.member = 0
+	rp.humanScore = cell{}
+	rp.hasHuman = false
+	err := rp.p.ParseObject(line, rp.fn)
+	if err == nil {
+		err = rp.l.finishRun(&rp.r, rp.reader)
+	}
+	if err != nil {
+		return err
+	}
+	if !rp.humanScore.null() && rp.humanScore.isJSON {
+		if f, err := rp.humanScore.float(); err == nil {
+			rp.hasHuman, rp.human = true, f
+		}
+	}
+	rp.humanScore = cell{} // its Raw aliases line
+	return nil
 }
 
 // lineError positions err at line lineNo of s; a JSON syntax error keeps
 // its column, and a last line without a newline is flagged as truncated.
 func lineError(s *source, lineNo int, err error) *Error {
+	return lineErrorAt(s.path, lineNo, lineNo == s.line && !s.lastNL, err)
+}
+
+// lineErrorAt is lineError for line lineNo of path; lastNoNL says that
+// this line is the file's last and has no newline.
+func lineErrorAt(path string, lineNo int, lastNoNL bool, err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		if e.File == "" {
-			e.File, e.Line = s.path, lineNo
+			e.File, e.Line = path, lineNo
 		}
 		return e
 	}
 	var se *jsonline.SyntaxError
 	if errors.As(err, &se) {
 		msg := se.Msg
-		if lineNo == s.line && !s.lastNL && strings.Contains(msg, "unexpected end") && !strings.Contains(msg, "truncated") {
+		if lastNoNL && strings.Contains(msg, "unexpected end") && !strings.Contains(msg, "truncated") {
 			msg += " (last line has no newline: truncated file?)"
 		}
-		return &Error{File: s.path, Line: lineNo, Col: se.Offset + 1, Msg: msg}
+		return &Error{File: path, Line: lineNo, Col: se.Offset + 1, Msg: msg}
 	}
-	return &Error{File: s.path, Line: lineNo, Msg: err.Error()}
+	return &Error{File: path, Line: lineNo, Msg: err.Error()}
 }
 
 func (l *loader) warnUnknown(path string, unknown map[string]int) {
@@ -184,7 +277,7 @@ func (l *loader) readScoreJSONL(s *source, st *InputStats, first []byte) {
 					return nil
 				}
 				c := jsonCell(v)
-				c.in = l
+				c.in = &l.interner
 				if err := set(&e, c); err != nil {
 					return &Error{File: s.path, Line: lineNo, Field: string(k), Msg: err.Error()}
 				}

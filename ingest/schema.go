@@ -150,7 +150,11 @@ func RunsRecord(rows []Run, version string) arrow.RecordBatch {
 // fills typed builders directly (score logs reach 10^7 rows); the result
 // equals buildRecord with scoreCols, which TestScoreLogRecordFast checks.
 func ScoreLogRecord(rows []ScoreEntry, version string) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memPool, ScoreLogSchema(version))
+	return scoreLogRecord(ScoreLogSchema(version), rows)
+}
+
+func scoreLogRecord(schema *arrow.Schema, rows []ScoreEntry) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memPool, schema)
 	defer b.Release()
 	b.Reserve(len(rows))
 	runID := b.Field(0).(*array.StringBuilder)

@@ -81,15 +81,18 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		m.Warnings = []Warning{}
 	}
 	ext := "." + opt.Format
-	type table struct {
-		name string
-		rec  func() arrow.RecordBatch
-		rows int
-	}
-	tables := []table{
-		{TableRuns, func() arrow.RecordBatch { return RunsRecord(ds.Runs, opt.Version) }, len(ds.Runs)},
-		{TableScoreLog, func() arrow.RecordBatch { return ScoreLogRecord(ds.Scores, opt.Version) }, len(ds.Scores)},
-		{TableTasks, func() arrow.RecordBatch { return TasksRecord(ds.Tasks, opt.Version) }, len(ds.Tasks)},
+	runCols := runColsFor(ds.Runs)
+	runSchema := schemaOf(TableRuns, runCols, opt.Version)
+	scoreSchema := ScoreLogSchema(opt.Version)
+	tables := []struct {
+		name   string
+		schema *arrow.Schema
+		rows   int
+		rec    func(lo, hi int) arrow.RecordBatch // rows [lo, hi)
+	}{
+		{TableRuns, runSchema, len(ds.Runs), func(lo, hi int) arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs[lo:hi]) }},
+		{TableScoreLog, scoreSchema, len(ds.Scores), func(lo, hi int) arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores[lo:hi]) }},
+		{TableTasks, TasksSchema(opt.Version), len(ds.Tasks), func(lo, hi int) arrow.RecordBatch { return TasksRecord(ds.Tasks[lo:hi], opt.Version) }},
 	}
 	for _, t := range tables {
 		name := t.name + ext
@@ -98,14 +101,14 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 			os.Remove(filepath.Join(dir, name))
 			continue
 		}
-		rec := t.rec()
 		sum, err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) error {
 			if opt.Format == FormatArrow {
+				rec := t.rec(0, t.rows)
+				defer rec.Release()
 				return writeIPC(w, rec)
 			}
-			return writeParquet(w, rec, opt.Version)
+			return writeParquetBatches(w, t.schema, t.rows, t.rec, opt.Version)
 		})
-		rec.Release()
 		if err != nil {
 			return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
 		}
@@ -192,7 +195,7 @@ func parquetProps(version string, schema *arrow.Schema) *parquet.WriterPropertie
 		parquet.WithStats(true),
 		parquet.WithVersion(parquet.V2_6),
 		parquet.WithCreatedBy("rdeval " + version),
-		parquet.WithMaxRowGroupLength(1 << 20),
+		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
 	}
 	for _, f := range schema.Fields() {
 		switch t := f.Type.(type) {
@@ -205,6 +208,63 @@ func parquetProps(version string, schema *arrow.Schema) *parquet.WriterPropertie
 		}
 	}
 	return parquet.NewWriterProperties(opts...)
+}
+
+// rowGroupRows is the number of rows per Parquet row group (a variable so
+// that tests can exercise several row groups on small tables).
+var rowGroupRows = 1 << 20
+
+// writeParquetBatches writes a table of n rows as Parquet, one row group of
+// rowGroupRows rows at a time: rec(lo, hi) builds the Arrow record of rows
+// [lo, hi) while the previous row group is encoded, so at most two row
+// groups are held as Arrow data rather than the whole table. The bytes are
+// those writeParquet gives for the whole table as one record, which
+// TestParquetBatchesMatchOneRecord checks.
+func writeParquetBatches(w io.Writer, schema *arrow.Schema, n int, rec func(lo, hi int) arrow.RecordBatch, version string) error {
+	if n <= rowGroupRows {
+		r := rec(0, n)
+		defer r.Release()
+		return writeParquet(w, r, version)
+	}
+	fw, err := pqarrow.NewFileWriter(schema, w, parquetProps(version, schema),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return err
+	}
+	recs := make(chan arrow.RecordBatch, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(recs)
+		for lo := 0; lo < n; lo += rowGroupRows {
+			r := rec(lo, min(lo+rowGroupRows, n))
+			select {
+			case recs <- r:
+			case <-stop:
+				r.Release()
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for r := range recs {
+			r.Release()
+		}
+	}()
+	first := true
+	for r := range recs {
+		if !first {
+			fw.NewBufferedRowGroup()
+		}
+		first = false
+		err := fw.WriteBuffered(r)
+		r.Release()
+		if err != nil {
+			fw.Close()
+			return err
+		}
+	}
+	return fw.Close()
 }
 
 func writeParquet(w io.Writer, rec arrow.RecordBatch, version string) error {

@@ -1,0 +1,347 @@
+package ingest
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/rdeval/rdeval/ingest/internal/csvline"
+)
+
+// Parallel parsing. Large JSON Lines run files and METR score.log CSVs are
+// parsed by GOMAXPROCS workers: one goroutine reads the file (hashing it as
+// before) and cuts it into chunks of whole records, the workers parse the
+// chunks, and Load merges their results in file order. Every record is
+// parsed by the same code as on the serial path and the merge applies the
+// results in input order, so the dataset (rows, errors with their line
+// numbers, warnings, duplicates) is the same as the serial read's; the
+// tests compare both paths.
+
+// Tunables, changed by tests to exercise chunk boundaries.
+var (
+	parseWorkers     = 0              // 0: GOMAXPROCS at the time of the read; 1: always serial
+	parallelMinBytes = int64(1 << 20) // smaller files are read serially
+	chunkBytes       = 1 << 20        // target bytes per chunk
+)
+
+func workers() int {
+	if parseWorkers > 0 {
+		return parseWorkers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// useParallel reports whether s is worth parsing in parallel.
+func (l *loader) useParallel(s *source) bool {
+	return workers() > 1 && (s.size < 0 || s.size >= parallelMinBytes)
+}
+
+// chunkPool recycles chunks: the merge copies out everything it keeps
+// (strings, rejected text), so a chunk is free after it.
+var chunkPool sync.Pool
+
+// entryBufs recycles the workers' score-log entry slices (copied into the
+// dataset by the merge).
+var entryBufs sync.Pool
+
+// chunkRec is one record of a chunk: buf[off:end], starting at line line.
+type chunkRec struct {
+	off, end int
+	line     int
+	lastNoNL bool // the file's last line, without a newline
+	multi    bool // (CSV) a quoted field spans lines
+}
+
+// chunk is a run of consecutive records. err, when set, is a read error
+// met after its records: the merge reports it once they are applied.
+type chunk struct {
+	buf  []byte
+	recs []chunkRec
+	err  error
+}
+
+func (c *chunk) rec(i int) []byte { return c.buf[c.recs[i].off:c.recs[i].end] }
+
+// runChunks runs produce (on its own goroutine), which sends chunks; each
+// chunk is parsed by work on one of the workers (newWorker makes one per
+// worker) and the results are passed to merge on the calling goroutine in
+// the order the chunks were sent.
+func runChunks[R any](produce func(send func(*chunk)), newWorker func() func(*chunk) R, merge func(*chunk, R)) {
+	type job struct {
+		c    *chunk
+		done chan R
+	}
+	n := workers()
+	jobs := make(chan *job, n)
+	order := make(chan *job, 2*n)
+	go func() {
+		produce(func(c *chunk) {
+			j := &job{c: c, done: make(chan R, 1)}
+			order <- j
+			jobs <- j
+		})
+		close(jobs)
+		close(order)
+	}()
+	for range n {
+		work := newWorker()
+		go func() {
+			for j := range jobs {
+				j.done <- work(j.c)
+			}
+		}()
+	}
+	for j := range order {
+		merge(j.c, <-j.done)
+		if c := j.c; cap(c.buf) <= 2*chunkBytes+1<<16 {
+			c.buf, c.recs, c.err = c.buf[:0], c.recs[:0], nil
+			chunkPool.Put(c)
+		}
+	}
+}
+
+// lineChunker accumulates lines into chunks for runChunks.
+type lineChunker struct {
+	c    *chunk
+	send func(*chunk)
+}
+
+func (lc *lineChunker) add(line []byte, lineNo int, lastNoNL, multi bool) {
+	if lc.c == nil {
+		if c, ok := chunkPool.Get().(*chunk); ok {
+			lc.c = c
+		} else {
+			lc.c = &chunk{buf: make([]byte, 0, chunkBytes+1<<16)}
+		}
+	}
+	off := len(lc.c.buf)
+	lc.c.buf = append(lc.c.buf, line...)
+	lc.c.recs = append(lc.c.recs, chunkRec{off: off, end: len(lc.c.buf), line: lineNo, lastNoNL: lastNoNL, multi: multi})
+	if len(lc.c.buf) >= chunkBytes {
+		lc.flush(nil)
+	}
+}
+
+// flush sends the pending chunk (with err, if any; err is sent even when
+// no records are pending).
+func (lc *lineChunker) flush(err error) {
+	if lc.c == nil && err == nil {
+		return
+	}
+	if lc.c == nil {
+		lc.c = &chunk{}
+	}
+	lc.c.err = err
+	lc.send(lc.c)
+	lc.c = nil
+}
+
+// readJSONLParallel is the parallel form of readJSONL's runs path.
+func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, reader string) {
+	type item struct {
+		r        Run
+		err      *Error
+		text     []byte
+		hasHuman bool
+		human    float64
+	}
+	type result struct {
+		rowsRead int
+		items    []item
+		unknown  map[string]int
+	}
+	var itemBufs sync.Pool // the workers' item slices, recycled after the merge
+	produce := func(send func(*chunk)) {
+		lc := lineChunker{send: send}
+		line, lineNo := first, s.line
+		for {
+			if len(bytes.TrimSpace(line)) > 0 {
+				lc.add(line, lineNo, lineNo == s.line && !s.lastNL, false)
+			}
+			var err error
+			line, err = s.readLine()
+			if err == io.EOF {
+				lc.flush(nil)
+				return
+			}
+			if err != nil {
+				lc.flush(err)
+				return
+			}
+			lineNo = s.line
+		}
+	}
+	newWorker := func() func(*chunk) result {
+		rp := l.newRunLineParser(s.path, reader, &interner{})
+		return func(c *chunk) result {
+			res := result{}
+			if it, ok := itemBufs.Get().(*[]item); ok && cap(*it) >= len(c.recs) {
+				res.items = (*it)[:len(c.recs)]
+				clear(res.items)
+			} else {
+				res.items = make([]item, len(c.recs))
+			}
+			for i, cr := range c.recs {
+				line := c.rec(i)
+				res.rowsRead++
+				it := &res.items[i]
+				if err := rp.parse(line, cr.line); err != nil {
+					it.err, it.text = lineErrorAt(s.path, cr.line, cr.lastNoNL, err), line
+					continue
+				}
+				it.r, it.hasHuman, it.human = rp.r, rp.hasHuman, rp.human
+			}
+			res.unknown, rp.unknown = rp.unknown, map[string]int{}
+			return res
+		}
+	}
+	unknown := map[string]int{}
+	grown := false
+	runChunks(produce, newWorker, func(c *chunk, res result) {
+		if !grown && len(c.recs) > 0 {
+			// Size the table from the first chunk's mean line length (+2 %).
+			if s.size > 0 && !s.isGzip {
+				est := min(int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02)+16, 10_000_000)
+				l.ds.Runs = slices.Grow(l.ds.Runs, est)
+				if len(l.runIndex) == 0 {
+					l.runIndex = make(map[string]int, est)
+				}
+			}
+			grown = true
+		}
+		st.RowsRead += res.rowsRead
+		for i := range res.items {
+			it := &res.items[i]
+			if it.err != nil {
+				l.reject(st, it.err, it.text)
+				continue
+			}
+			if it.hasHuman {
+				l.humanRef[it.r.TaskID] = it.human
+			}
+			l.addRun(&it.r, st)
+		}
+		for k, n := range res.unknown {
+			unknown[k] += n
+		}
+		items := res.items[:0]
+		itemBufs.Put(&items)
+		if c.err != nil {
+			l.fileErr(s.path, c.err)
+		}
+	})
+	l.warnUnknown(s.path, unknown)
+}
+
+// readCSVScoreLogParallel is the parallel form of readCSV for METR
+// score.log files (reader ReaderScoreLogCSV). The reading goroutine joins
+// the lines of a record whose quoted field spans lines exactly as readCSV
+// does; the workers split and check the records.
+func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []string) {
+	type rej struct {
+		err  *Error
+		text []byte
+	}
+	type result struct {
+		entries []ScoreEntry
+		rejects []rej
+	}
+	produce := func(send func(*chunk)) {
+		lc := lineChunker{send: send}
+		var sp csvline.Splitter
+		var joined []byte
+		for {
+			line, err := s.readLine()
+			if err == io.EOF {
+				lc.flush(nil)
+				return
+			}
+			if err != nil {
+				lc.flush(err)
+				return
+			}
+			start := s.line
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			// Only a record with an odd number of quotes can end inside a
+			// quoted field (see csvline.Open): for those, join as readCSV does.
+			if csvline.Open(line) {
+				if _, perr := sp.Split(line); perr != nil {
+					if pe, ok := perr.(*csvline.ParseError); ok && pe.Open {
+						joined = append(joined[:0], line...)
+						for csvline.Open(joined) {
+							next, err := s.readLine()
+							if err != nil {
+								break
+							}
+							joined = append(append(joined, '\n'), next...)
+						}
+						line = joined
+					}
+				}
+			}
+			lc.add(line, start, false, s.line != start)
+		}
+	}
+	runID := l.runIDFromPath(s.path)
+	newWorker := func() func(*chunk) result {
+		var sp csvline.Splitter
+		row := l.scoreLogCSVParse(s.path, header, runID, &interner{})
+		return func(c *chunk) result {
+			res := result{}
+			if e, ok := entryBufs.Get().(*[]ScoreEntry); ok {
+				res.entries = (*e)[:0]
+			} else {
+				res.entries = make([]ScoreEntry, 0, len(c.recs))
+			}
+			for i, cr := range c.recs {
+				line := c.rec(i)
+				fields, perr := sp.Split(line)
+				var e *Error
+				if perr != nil {
+					pe := perr.(*csvline.ParseError)
+					e = &Error{File: s.path, Line: cr.line, Msg: pe.Msg}
+					if !cr.multi {
+						e.Col = pe.Offset + 1
+					}
+				} else if err := checkRagged(s.path, cr.line, header, fields); err != nil {
+					e = err
+				} else if ent, err := row(fields, cr.line); err != nil {
+					e = lineErrorAt(s.path, cr.line, false, err)
+				} else {
+					res.entries = append(res.entries, ent)
+					continue
+				}
+				res.rejects = append(res.rejects, rej{e, line})
+			}
+			return res
+		}
+	}
+	grown := false
+	runChunks(produce, newWorker, func(c *chunk, res result) {
+		if !grown && len(c.recs) > 0 {
+			// Size the table from the first chunk's mean record length
+			// (+2 %), so that a 10^7-row log is not copied into a slice
+			// twice its size when a single-record estimate falls short.
+			if s.size > 0 && !s.isGzip {
+				est := int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02) + 16
+				l.ds.Scores = slices.Grow(l.ds.Scores, min(est, 50_000_000))
+			}
+			grown = true
+		}
+		st.RowsRead += len(res.entries) + len(res.rejects)
+		st.RowsKept += len(res.entries)
+		l.ds.Scores = append(l.ds.Scores, res.entries...)
+		entries := res.entries[:0]
+		entryBufs.Put(&entries)
+		for _, r := range res.rejects {
+			l.reject(st, r.err, r.text)
+		}
+		if c.err != nil {
+			l.fileErr(s.path, c.err)
+		}
+	})
+}

@@ -1,0 +1,275 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// withParallel sets the parallel-parse tunables for one test.
+func withParallel(t *testing.T, workers int, minBytes int64, chunk int) {
+	t.Helper()
+	w, m, c := parseWorkers, parallelMinBytes, chunkBytes
+	parseWorkers, parallelMinBytes, chunkBytes = workers, minBytes, chunk
+	t.Cleanup(func() { parseWorkers, parallelMinBytes, chunkBytes = w, m, c })
+}
+
+// loadAndWrite loads paths and writes the dataset as Parquet (with
+// --skip-bad semantics), returning the dataset and the bytes of every
+// written file by name.
+func loadAndWrite(t *testing.T, paths []string, opt Options) (*Dataset, map[string][]byte) {
+	t.Helper()
+	ds, err := Load(paths, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := WriteDataset(dir, ds, WriteOptions{Version: "test", SkipBad: true}); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = b
+	}
+	return ds, files
+}
+
+// TestParallelMatchesSerial reads the same inputs serially and with
+// parallel workers at several chunk sizes (down to one record per chunk)
+// and checks that the datasets (rows, errors and their lines, rejected
+// records, warnings, input stats) and the written files are identical.
+func TestParallelMatchesSerial(t *testing.T) {
+	dir := t.TempDir()
+	inputs := map[string][]string{
+		"metr jsonl":        {writeFile(t, dir, "metr/all_runs.jsonl", parallelMETR(400, true))},
+		"metr jsonl no nl":  {writeFile(t, dir, "metr2/all_runs.jsonl", strings.TrimSuffix(parallelMETR(50, false), "\n")+`{"run_id":"x","alias":`)},
+		"metr jsonl gzip":   {writeGzip(t, dir, "metr3/all_runs.jsonl.gz", parallelMETR(300, true))},
+		"metr jsonl crlf":   {writeFile(t, dir, "metr4/all_runs.jsonl", strings.ReplaceAll(parallelMETR(100, true), "\n", "\r\n"))},
+		"score.log":         {writeFile(t, dir, "run-7/score.log", parallelScoreLog(500, true))},
+		"score.log no nl":   {writeFile(t, dir, "run-8/score.log", parallelScoreLog(60, true)+`2024-11-22T10:00:00+00:00,0.5,"{""open`)},
+		"score.log gzip":    {writeGzip(t, dir, "run-9/score.log.gz", parallelScoreLog(300, true))},
+		"score.log no id":   {writeFile(t, dir, "score.log", parallelScoreLog(20, false))},
+		"testdata":          {"testdata/good"},
+		"two files, dupes":  {filepath.Join(dir, "metr/all_runs.jsonl"), filepath.Join(dir, "metr/all_runs.jsonl")},
+		"metr and its logs": {filepath.Join(dir, "metr4/all_runs.jsonl"), filepath.Join(dir, "run-7/score.log")},
+	}
+	for name, paths := range inputs {
+		t.Run(name, func(t *testing.T) {
+			var serialDS *Dataset
+			var serialFiles map[string][]byte
+			func() {
+				withParallel(t, 1, 0, 1<<20)
+				serialDS, serialFiles = loadAndWrite(t, paths, Options{})
+			}()
+			if len(serialDS.Runs)+len(serialDS.Scores) == 0 {
+				t.Fatalf("no rows read: the test input is broken")
+			}
+			for _, workers := range []int{2, 3} {
+				for _, chunk := range []int{1, 300, 1 << 20} {
+					withParallel(t, workers, 0, chunk)
+					ds, files := loadAndWrite(t, paths, Options{})
+					if !sameDataset(ds, serialDS) {
+						t.Errorf("workers=%d chunk=%d: dataset differs from the serial read:\n%s", workers, chunk, firstDiff(ds, serialDS))
+					}
+					if !reflect.DeepEqual(files, serialFiles) {
+						t.Errorf("workers=%d chunk=%d: written files differ from the serial read's", workers, chunk)
+					}
+				}
+			}
+		})
+	}
+}
+
+// sameDataset is reflect.DeepEqual with NaN scores equal (score-log
+// entries hold NaN for invalid attempts).
+func sameDataset(a, b *Dataset) bool {
+	if len(a.Scores) != len(b.Scores) {
+		return false
+	}
+	for i := range a.Scores {
+		x, y := a.Scores[i], b.Scores[i]
+		if math.IsNaN(x.RawScore) && math.IsNaN(y.RawScore) {
+			x.RawScore, y.RawScore = 0, 0
+		}
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	a2, b2 := *a, *b
+	a2.Scores, b2.Scores = nil, nil
+	return reflect.DeepEqual(a2, b2)
+}
+
+func firstDiff(a, b *Dataset) string {
+	var out []string
+	if len(a.Runs) != len(b.Runs) || len(a.Scores) != len(b.Scores) {
+		out = append(out, fmt.Sprintf("rows: %d/%d runs, %d/%d scores", len(a.Runs), len(b.Runs), len(a.Scores), len(b.Scores)))
+	}
+	if !reflect.DeepEqual(a.Errors, b.Errors) {
+		out = append(out, fmt.Sprintf("errors: %v\nvs %v", a.Errors, b.Errors))
+	}
+	if !reflect.DeepEqual(a.Warnings, b.Warnings) {
+		out = append(out, fmt.Sprintf("warnings: %v\nvs %v", a.Warnings, b.Warnings))
+	}
+	if !reflect.DeepEqual(a.Inputs, b.Inputs) {
+		out = append(out, fmt.Sprintf("inputs: %+v\nvs %+v", a.Inputs, b.Inputs))
+	}
+	return strings.Join(out, "\n")
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func writeGzip(t *testing.T, dir, name, text string) string {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(text))
+	zw.Close()
+	return writeFile(t, dir, name, b.String())
+}
+
+// parallelMETR makes n METR-like run lines (seeded) with, when bad is set,
+// blank lines, syntax errors, wrong types, unknown keys, identical and
+// conflicting duplicate run ids, and human rows with human_score.
+func parallelMETR(n int, bad bool) string {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b strings.Builder
+	tasks := []string{"ai_rd_fix_embedding/main", "ai_rd_optimize_llm_foundry/main", "hcast_task_a/1", "hcast_task_b/2"}
+	for i := range n {
+		task := tasks[rng.IntN(len(tasks))]
+		alias, human := "Claude 3.5 Sonnet", ""
+		if i%17 == 0 {
+			alias, human = "human", fmt.Sprintf(`,"human_score":%g`, rng.Float64())
+		}
+		line := fmt.Sprintf(`{"run_id":"r%d","task_id":"%s","alias":"%s","score":%g,"time_limit":%d,"started_at":%d,"completed_at":%d,"human_minutes":%g%s,"junk_%d":1}`,
+			i, task, alias, rng.Float64(), 28800, 1732269600000+i, 1732269600000+i+int(rng.IntN(1e6)), 8*60.0, human, i%3)
+		if bad {
+			switch i % 37 {
+			case 5:
+				line = `{"run_id":"bad` // syntax error
+			case 9:
+				line = strings.Replace(line, `"score":`, `"score":"n/a","x":`, 1) // wrong type
+			case 11:
+				line = "   "
+			case 13:
+				line = fmt.Sprintf(`{"run_id":"r%d","task_id":"%s","alias":"other","score":0.5}`, i-1, task) // conflicting duplicate
+			case 21:
+				line += "\n" + line // identical duplicate
+			case 29:
+				line = strings.Replace(line, `"started_at":`, `"started_at":9`, 1) // completed before started
+			}
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// parallelScoreLog makes a METR score.log with n rows (seeded) including
+// quoted messages spanning lines, blank lines, bad timestamps and scores,
+// ragged rows and bare quotes.
+func parallelScoreLog(n int, bad bool) string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("timestamp,score,message,details\n")
+	for i := range n {
+		score := fmt.Sprint(rng.Float64()*2 - 0.5)
+		if rng.IntN(20) == 0 {
+			score = "nan"
+		}
+		line := fmt.Sprintf(`2024-11-22T10:%02d:%02d.%06d+00:00,%s,"{""status"": ""ok""}","{}"`, i/60%60, i%60, rng.IntN(1e6), score)
+		if bad {
+			switch i % 41 {
+			case 3:
+				line = strings.Replace(line, `"{""status"": ""ok""}"`, "\"{\"\"status\"\":\n\"\"multi\nline\"\"}\"", 1)
+			case 7:
+				line = strings.Replace(line, "2024-11-22T", "2024-13-22T", 1)
+			case 10:
+				line = strings.Replace(line, score, "inf", 1)
+			case 15:
+				line = strings.Replace(line, score, "abc", 1)
+			case 19:
+				line += ",extra"
+			case 23:
+				line = `2024-11-22T10:00:00+00:00,1,a"b,"{}"`
+			case 27:
+				line = ""
+			case 31:
+				line = strings.Replace(line, `"{}"`, `"{}"x`, 1)
+			case 35:
+				line = strings.Replace(line, `"{}"`, "\"{\n}\"x", 1) // spans lines, then malformed
+			}
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// TestParquetBatchesMatchOneRecord: writing a table one row group at a
+// time (writeParquetBatches) gives the same bytes as writing it as one
+// Arrow record (which the Parquet writer splits into the same row groups).
+func TestParquetBatchesMatchOneRecord(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{
+		writeFile(t, dir, "metr/all_runs.jsonl", parallelMETR(3000, false)),
+		writeFile(t, dir, "run-7/score.log", parallelScoreLog(2500, false)),
+	}
+	ds, err := Load(paths, Options{})
+	if err != nil || ds.Err() != nil {
+		t.Fatal(err, ds.Err())
+	}
+	old := rowGroupRows
+	rowGroupRows = 1000
+	t.Cleanup(func() { rowGroupRows = old })
+	for _, tc := range []struct {
+		name string
+		rows int
+		one  arrow.RecordBatch
+		rec  func(lo, hi int) arrow.RecordBatch
+	}{
+		{"runs", len(ds.Runs), RunsRecord(ds.Runs, "v"), func(lo, hi int) arrow.RecordBatch {
+			cols := runColsFor(ds.Runs)
+			return buildRecord(schemaOf(TableRuns, cols, "v"), cols, ds.Runs[lo:hi])
+		}},
+		{"score_log", len(ds.Scores), ScoreLogRecord(ds.Scores, "v"), func(lo, hi int) arrow.RecordBatch {
+			return ScoreLogRecord(ds.Scores[lo:hi], "v")
+		}},
+	} {
+		if tc.rows <= 2*rowGroupRows {
+			t.Fatalf("%s: %d rows: want several row groups", tc.name, tc.rows)
+		}
+		var one, batched bytes.Buffer
+		if err := writeParquet(&one, tc.one, "v"); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeParquetBatches(&batched, tc.one.Schema(), tc.rows, tc.rec, "v"); err != nil {
+			t.Fatal(err)
+		}
+		tc.one.Release()
+		if !bytes.Equal(one.Bytes(), batched.Bytes()) {
+			t.Errorf("%s: batched Parquet (%d bytes) differs from the one-record write (%d bytes)", tc.name, batched.Len(), one.Len())
+		}
+	}
+}
