@@ -26,8 +26,16 @@ func TestParquetBytesDeterministic(t *testing.T) {
 		name  string
 		write func(*bytes.Buffer) error
 	}{
-		{"runs", func(b *bytes.Buffer) error { r := RunsRecord(runs, "v"); defer r.Release(); return writeParquet(b, r, "v") }},
-		{"score_log", func(b *bytes.Buffer) error { r := ScoreLogRecord(scores, "v"); defer r.Release(); return writeParquet(b, r, "v") }},
+		{"runs", func(b *bytes.Buffer) error {
+			r := RunsRecord(runs, "v")
+			defer r.Release()
+			return writeParquet(b, r, "v")
+		}},
+		{"score_log", func(b *bytes.Buffer) error {
+			r := ScoreLogRecord(scores, "v")
+			defer r.Release()
+			return writeParquet(b, r, "v")
+		}},
 	} {
 		var first []byte
 		for i := 0; i < 10; i++ {
