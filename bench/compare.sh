@@ -89,6 +89,51 @@ pair "CSV score log, 10^6 rows ($(du -m "$OUT/inputs/run-1/score.log" | cut -f1)
   "rm -rf \"$OUT/ing\" && \"$R\" ingest \"$OUT/inputs/run-1/score.log\" -o \"$OUT/ing\"" \
   "$PY bench/read_pandas.py csv \"$OUT/inputs/run-1/score.log\"" check_scorelog
 
+# Time horizons (METR method), 1,000 hierarchical bootstrap replicates, all
+# agents of METR's file: rdeval horizon vs the scikit-learn loop
+# (bench/horizon_sklearn.py: one LogisticRegression fit per agent per
+# replicate, as eval-analysis-public does). The peer takes about two minutes
+# a run here, so this pair runs HORIZON_ROUNDS rounds (default 3, after the
+# warm-up); HORIZON_ROUNDS=0 skips it. Outputs agree when every agent's p50
+# and p80 match to 2e-3 relative (sklearn stops at lbfgs's default tol 1e-4)
+# and the interval ends to a factor of 1.5 (two generators, B = 1,000);
+# agents whose horizons are extrapolations below 1e-3 min are left out, as
+# METR leaves them out of its plots.
+check_horizon() {
+  $PY - "$1" "$2" <<'PYEOF'
+import csv, math, sys
+a = {r["agent"]: r for r in csv.DictReader(open(sys.argv[1]))}
+b = list(csv.DictReader(open(sys.argv[2])))
+bad, n = [], 0
+for rb in b:
+    ra = a.get(rb["agent"])
+    if ra is None:
+        bad.append(rb["agent"]); continue
+    if float(rb["p50"]) < 1e-3:
+        continue
+    n += 1
+    for k, kb in (("p50_minutes", "p50"), ("p80_minutes", "p80")):
+        if abs(float(ra[k]) / float(rb[kb]) - 1) > 2e-3:
+            bad.append(rb["agent"] + " " + kb)
+    for k, kb in (("p50_ci_low", "p50_ci_low"), ("p50_ci_high", "p50_ci_high"), ("p80_ci_low", "p80_ci_low"), ("p80_ci_high", "p80_ci_high")):
+        x, y = float(ra[k]), float(rb[kb])
+        if not (x > 0 and y > 0 and abs(math.log(x / y)) < math.log(1.5)):
+            bad.append(rb["agent"] + " " + kb)
+if bad or n < 5:
+    print("horizon outputs differ:", bad, file=sys.stderr)
+sys.exit(1 if bad or n < 5 else 0)
+PYEOF
+}
+if [ "${HORIZON_ROUNDS:-3}" != 0 ] && $PY -c 'import sklearn' 2>/dev/null; then
+  SAVED_ROUNDS=$ROUNDS; ROUNDS=${HORIZON_ROUNDS:-3}
+  pair "Time horizons, METR file, 1,000 hierarchical bootstrap replicates vs the scikit-learn loop ($ROUNDS rounds)" \
+    "\"$R\" horizon \"$METR\" --boot 1000 --seed 1 --format csv" \
+    "$PY bench/horizon_sklearn.py \"$METR\" 1000 1" check_horizon
+  ROUNDS=$SAVED_ROUNDS
+else
+  echo "(horizon pair skipped: HORIZON_ROUNDS=0 or no python3-sklearn)"
+fi
+
 # GLMM (random intercept, logit link, Laplace): 10,000 rows, 50 groups,
 # rdeval regress vs lme4::glmer, when Rscript with lme4 is installed.
 # Outputs agree when every fixed effect matches to 1e-4 (absolute) and its

@@ -146,10 +146,12 @@ func TestSlurmReal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no real Slurm")
 	}
-	// It starts slurmctld/slurmd/munged as root on Slurm's fixed ports: not
-	// something a default test run may do to a developer's machine.
-	if os.Getenv("RDEVAL_TEST_SLURM") != "1" {
-		t.Skip("skipping the real-Slurm test: set RDEVAL_TEST_SLURM=1 (needs root and apt packages slurmctld slurmd slurm-client munge)")
+	// It starts munged, slurmctld and slurmd as root on Slurm's fixed ports
+	// (as issue #7 asks; .ci/run installs the packages) and skips, saying
+	// why, where they cannot start. RDEVAL_NO_SLURM=1 skips it on a
+	// developer's machine that has Slurm installed for other uses.
+	if os.Getenv("RDEVAL_NO_SLURM") == "1" {
+		t.Skip("skipping the real-Slurm test: RDEVAL_NO_SLURM=1")
 	}
 	startSlurm(t)
 	old := slurmPoll
