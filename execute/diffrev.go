@@ -29,6 +29,7 @@ func DiffRevs(repoDir, base, rev string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer closeRepo(repo)
 	from, err := resolveCommit(repo, repoDir, base)
 	if err != nil {
 		return nil, err

@@ -43,7 +43,12 @@ func bigRepo(b *testing.B, n int) (spec, patches string) {
 }
 
 // BenchmarkRunOverhead10kFiles: one run of a task whose repository has
-// 10,000 files (issue #7: under 1 s of overhead per run). Reports s/run.
+// 10,000 files (issue #7: under 1 s of overhead per run), with the run
+// folder on the disk of the temporary folder ("disk") and on /dev/shm
+// ("tmpfs"). Writing the 10,000-file work tree is most of it, and on a
+// slow disk it is the disk's time: on this project's VM creating 10,000
+// files in 100 folders takes about 6 s from Python and `git checkout` of the
+// same tree about 12 s, against 0.4 s on tmpfs. Reports s/run.
 func BenchmarkRunOverhead10kFiles(b *testing.B) {
 	specPath, patches := bigRepo(b, 10000)
 	s, err := LoadSpec(specPath)
@@ -54,14 +59,31 @@ func BenchmarkRunOverhead10kFiles(b *testing.B) {
 	if err != nil {
 		sb = SandboxNone
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		sum, err := Run(context.Background(), Options{Spec: s, Patches: []string{patches}, Out: filepath.Join(b.TempDir(), "rd"), Sandbox: sb})
-		if err != nil || len(sum.Results) != 1 || sum.Results[0].Outcome != OutcomeSuccess {
-			b.Fatalf("%v %+v", err, sum)
-		}
+	for _, place := range []string{"disk", "tmpfs"} {
+		b.Run(place, func(b *testing.B) {
+			base := ""
+			if place == "tmpfs" {
+				if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+					b.Skip("no /dev/shm")
+				}
+				base = "/dev/shm"
+			}
+			for i := 0; i < b.N; i++ {
+				dir, err := os.MkdirTemp(base, "rdeval-bench-")
+				if err != nil {
+					b.Fatal(err)
+				}
+				sum, err := Run(context.Background(), Options{Spec: s, Patches: []string{patches}, Out: filepath.Join(dir, "rd"), Sandbox: sb})
+				if err != nil || len(sum.Results) != 1 || sum.Results[0].Outcome != OutcomeSuccess {
+					b.Fatalf("%v %+v", err, sum)
+				}
+				b.StopTimer()
+				os.RemoveAll(dir)
+				b.StartTimer()
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+		})
 	}
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
 }
 
 // Benchmark100TrivialRuns: 100 runs (100 seeds) of a trivial task with
