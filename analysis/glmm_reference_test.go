@@ -33,6 +33,10 @@ func TestGLMMReference(t *testing.T) {
 	for _, r := range readReference(t, "glmm_coef.csv") {
 		coefs[r[0]] = append(coefs[r[0]], r)
 	}
+	// Hessian SEs of the tight fits by numDeriv's Richardson extrapolation
+	// on lme4's deviance function (glmm_hessian.R): more accurate than
+	// lme4's own finite differences, so held to 1e-3 as the issue asks.
+	nd := hessianSE(t)
 	vcs := map[string][][]string{}
 	for _, r := range readReference(t, "glmm_varcomp.csv") {
 		vcs[r[0]] = append(vcs[r[0]], r)
@@ -80,6 +84,18 @@ func TestGLMMReference(t *testing.T) {
 					t.Logf("%s %s: %.10g, R %.10g (rel %.2g)", c.Term, name, got, ref, rel(got, ref))
 					if rel(got, ref) > tol && !warned {
 						t.Errorf("%s %s: %.10g, R %.10g (rel %.2g > %g)", c.Term, name, got, ref, rel(got, ref), tol)
+					}
+				}
+			}
+			if !loose {
+				for _, c := range fit.Coefficients {
+					ref, ok := nd[id][c.Term]
+					if !ok {
+						t.Fatalf("no numDeriv SE for %s %s", id, c.Term)
+					}
+					t.Logf("%s se vs numDeriv: %.10g, R %.10g (rel %.2g)", c.Term, c.SE, ref, rel(c.SE, ref))
+					if rel(c.SE, ref) > 1e-3 {
+						t.Errorf("%s se: %.10g, numDeriv Hessian %.10g (rel %.2g > 1e-3)", c.Term, c.SE, ref, rel(c.SE, ref))
 					}
 				}
 			}
