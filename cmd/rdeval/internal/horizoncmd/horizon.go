@@ -27,6 +27,7 @@ type Options struct {
 	Weighting      string
 	Regularization float64
 	Boot           int
+	BootUnit       string
 	Seed           uint64
 	CI             float64
 	Quantiles      []float64
@@ -73,7 +74,10 @@ then each agent's runs within each drawn task; one resample is shared by all
 agents; drawn runs keep their full-data weights (not renormalized, METR's
 ensure_weights_sum_to_1=False). An agent whose resample has a single outcome
 class skips that replicate (counted in boot_skipped). The interval is the
-percentile interval (numpy's linear rule) of the rest. Replicate b uses
+percentile interval (numpy's linear rule) of the rest. --boot-unit resamples
+one level only instead (runs within each task and agent, tasks with all their
+runs, or families with all their tasks), to see how much each level of the
+design contributes to the interval's width. Replicate b uses
 PCG(--seed, b): the output depends only on the inputs and the flags.
 
 With --release-dates FILE (YAML, agent: YYYY-MM-DD, or METR's release_dates.yaml
@@ -103,6 +107,9 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 			}
 			if opts.Boot < 0 {
 				return cmdutil.Usagef("--boot %d: want 0 (no interval) or more replicates", opts.Boot)
+			}
+			if _, err := analysis.ParseBootUnit(opts.BootUnit); err != nil {
+				return cmdutil.Usagef("--boot-unit %q: want hierarchical, runs, tasks or families", opts.BootUnit)
 			}
 			if !(opts.CI > 0 && opts.CI < 1) {
 				return cmdutil.Usagef("--ci %v: want a level between 0 and 1, e.g. 0.95", opts.CI)
@@ -140,6 +147,7 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 	fl.StringVar(&opts.Weighting, "weighting", "invsqrt", "run weights: invsqrt (1/(runs on task·√tasks in family)) or equal (1/runs on task)")
 	fl.Float64Var(&opts.Regularization, "regularization", 0.1, "L2 penalty as sklearn's 1/C (METR's headline 0.1, C = 10)")
 	fl.IntVar(&opts.Boot, "boot", 1000, "hierarchical bootstrap replicates (0: no interval)")
+	fl.StringVar(&opts.BootUnit, "boot-unit", "hierarchical", "what the bootstrap resamples: hierarchical (METR's), runs, tasks or families")
 	fl.Uint64Var(&opts.Seed, "seed", 42, "bootstrap seed")
 	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level of the intervals")
 	fl.Float64SliceVar(&opts.Quantiles, "quantiles", []float64{0.5, 0.8}, "success probabilities of the horizons")
@@ -219,8 +227,16 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 	if opts.Weighting == "equal" {
 		w = analysis.EqualWeighting
 	}
+	unit := analysis.BootHierarchical // also for "" (callers that build Options)
+	if opts.BootUnit != "" {
+		u, err := analysis.ParseBootUnit(opts.BootUnit)
+		if err != nil {
+			return cmdutil.Usagef("--boot-unit %q: want hierarchical, runs, tasks or families", opts.BootUnit)
+		}
+		unit = u
+	}
 	res, err := analysis.Horizons(runs, analysis.HorizonOptions{Weighting: w, Regularization: opts.Regularization,
-		Quantiles: opts.Quantiles, Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI})
+		Quantiles: opts.Quantiles, Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI, Unit: unit})
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
 	}
