@@ -176,10 +176,12 @@ func runBatchErr(s *Spec, out, backend string) (*Summary, error) {
 }
 
 // fakeSlurm writes fake sbatch, squeue and sacct: sbatch keeps a copy of
-// the job script, runs it at once with its #SBATCH --chdir, --output and
-// --error (and its --export=NONE: an empty environment), records the exit
-// status, and prints a job id; squeue says the job is gone; sacct prints
-// State|ExitCode (TIMEOUT when the script contains SIMULATE_TIMEOUT).
+// the array script followed by its elements' scripts (LOG/job.sbatch), runs
+// each element at once (SLURM_ARRAY_TASK_ID = 0…N−1 of its #SBATCH
+// --array=0-N, in the array's --chdir, with --export=NONE's empty
+// environment), records each element's exit status, and prints a job id;
+// squeue says the job is gone; sacct prints State|ExitCode of element
+// 4242_i (TIMEOUT when that element's script contains SIMULATE_TIMEOUT).
 func fakeSlurm(t *testing.T) (bin, logDir string) {
 	t.Helper()
 	bin, logDir = t.TempDir(), t.TempDir()
@@ -187,16 +189,23 @@ func fakeSlurm(t *testing.T) (bin, logDir string) {
 		"sbatch": `#!/bin/bash
 printf '%s\n' "$*" >> LOG/calls
 f=${@: -1}
-cp "$f" LOG/job.sbatch
 get() { sed -n "s/^#SBATCH --$1=//p" "$f"; }
-(cd "$(get chdir)" && env -i bash "$f" > "$(get output)" 2>> "$(get error)"); echo $? > LOG/rc
+last=$(get array | sed 's/^0-//')
+cp "$f" LOG/job.sbatch
+for ((i = 0; i <= last; i++)); do
+  s=$(sed -n "s/^$i) cd .* \&\& exec bash '\([^']*\)' > .*/\1/p" "$f")
+  cat "$s" >> LOG/job.sbatch
+  cp "$s" LOG/element_$i.sbatch
+  (cd "$(get chdir)" && env -i SLURM_ARRAY_TASK_ID=$i bash "$f"); echo $? > LOG/rc_$i
+done
 echo "4242;cluster"
 `,
 		"squeue": "#!/bin/bash\nprintf '%s\\n' \"squeue $*\" >> LOG/calls\n",
 		"sacct": `#!/bin/bash
 printf '%s\n' "sacct $*" >> LOG/calls
-if grep -q SIMULATE_TIMEOUT LOG/job.sbatch; then echo "TIMEOUT|0:15"; exit; fi
-rc=$(cat LOG/rc); if [ "$rc" = 0 ]; then echo "COMPLETED|0:0"; else echo "FAILED|$rc:0"; fi
+i=$(printf '%s\n' "$*" | sed -n 's/.*--jobs 4242_\([0-9]*\).*/\1/p')
+if grep -q SIMULATE_TIMEOUT LOG/element_$i.sbatch; then echo "TIMEOUT|0:15"; exit; fi
+rc=$(cat LOG/rc_$i); if [ "$rc" = 0 ]; then echo "COMPLETED|0:0"; else echo "FAILED|$rc:0"; fi
 `,
 		"scancel": "#!/bin/bash\nprintf '%s\\n' \"scancel $*\" >> LOG/calls\n",
 		// The controller forgot the job: the end comes from sacct.
@@ -218,9 +227,9 @@ rc=$(cat LOG/rc); if [ "$rc" = 0 ]; then echo "COMPLETED|0:0"; else echo "FAILED
 func TestSlurmBackend(t *testing.T) {
 	bin, logDir := fakeSlurm(t)
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
-	old := slurmPoll
-	slurmPoll = 10 * time.Millisecond
-	defer func() { slurmPoll = old }()
+	old, oldGather := slurmPoll, slurmGather
+	slurmPoll, slurmGather = 10*time.Millisecond, 10*time.Millisecond
+	defer func() { slurmPoll, slurmGather = old, oldGather }()
 	spec := bashTask(t, `echo "seed $RDEVAL_SEED"; echo RESULT: 0`, "memory: 2G\ncpus: 4\ngpus: 2\n")
 	b, _ := os.ReadFile(spec)
 	os.WriteFile(spec, bytes.Replace(b, []byte("gpus: 0\n"), nil, 1), 0o644)
@@ -254,8 +263,13 @@ func TestSlurmBackend(t *testing.T) {
 		t.Errorf("the job does not run in bwrap:\n%s", job)
 	}
 	calls, _ := os.ReadFile(filepath.Join(logDir, "calls"))
-	if !strings.Contains(string(calls), "--parsable "+rd+"/rdeval-"+r.RunID+"-run.sbatch") || !strings.Contains(string(calls), "sacct --noheader --parsable2 --allocations --jobs 4242") {
+	if !strings.Contains(string(calls), "--parsable "+rd+"/rdeval-array-") || !strings.Contains(string(calls), "sacct --noheader --parsable2 --allocations --jobs 4242_0") {
 		t.Errorf("calls:\n%s", calls)
+	}
+	for _, want := range []string{"#SBATCH --array=0-0\n", "0) cd '" + rd + "/work' && exec bash '" + rd + "/rdeval-" + r.RunID + "-run.sbatch' > '" + rd + "/stdout.log' 2> '" + rd + "/stderr.log' ;;\n"} {
+		if !strings.Contains(string(job), want) {
+			t.Errorf("array script lacks %q:\n%s", want, job)
+		}
 	}
 
 	// sacct says TIMEOUT.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,20 +31,10 @@ func shellQuote(s string) string {
 func (c *command) slurmScript(gpus int) (string, error) {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
-	min := int(math.Ceil(time.Until(c.Deadline).Minutes()))
-	if min < 1 {
-		min = 1
-	}
 	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", c.Name)
 	fmt.Fprintf(&b, "#SBATCH --output=%s\n#SBATCH --error=%s\n", c.Stdout, c.Stderr)
-	fmt.Fprintf(&b, "#SBATCH --chdir=%s\n#SBATCH --time=%d\n#SBATCH --export=NONE\n#SBATCH --ntasks=1\n", c.Dir, min)
-	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", max(len(c.CPUs), c.SlurmCPUs, 1))
-	if c.Limits.MemoryBytes > 0 {
-		fmt.Fprintf(&b, "#SBATCH --mem=%dM\n", (c.Limits.MemoryBytes+(1<<20)-1)>>20)
-	}
-	if gpus > 0 {
-		fmt.Fprintf(&b, "#SBATCH --gres=gpu:%d\n", gpus)
-	}
+	fmt.Fprintf(&b, "#SBATCH --chdir=%s\n#SBATCH --time=%d\n", c.Dir, c.slurmMinutes())
+	b.WriteString(c.slurmHeader(gpus))
 	for _, kv := range c.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		if k == "CUDA_VISIBLE_DEVICES" || k == "NVIDIA_VISIBLE_DEVICES" {
@@ -84,8 +73,11 @@ func (c *command) slurmScript(gpus int) (string, error) {
 	return b.String(), nil
 }
 
-// runSlurm submits c with sbatch, polls squeue until the job leaves the
-// queue, and reads its end with sacct: TIMEOUT is a timeout,
+// runSlurm writes c's script and submits it as an element of a job array
+// (submitSlurm: the commands of a batch that start within slurmGather of
+// each other and share resources go into one `sbatch --array`), polls
+// squeue until the element leaves the queue, and reads its end with
+// scontrol or sacct: TIMEOUT is a timeout,
 // OUT_OF_MEMORY a memory limit hit, the exit code is sacct's (128+signal
 // when killed). Cancelling ctx scancels the job.
 func (c *command) runSlurm(ctx context.Context) (commandResult, error) {
@@ -99,13 +91,9 @@ func (c *command) runSlurm(ctx context.Context) (commandResult, error) {
 		return res, err
 	}
 	start := time.Now()
-	out, err := exec.CommandContext(ctx, "sbatch", "--parsable", path).Output()
+	id, err := c.submitSlurm(ctx, path)
 	if err != nil {
-		return res, fmt.Errorf("sbatch %s: %v%s", path, err, stderrOf(err))
-	}
-	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
-	if _, err := strconv.Atoi(strings.SplitN(id, "_", 2)[0]); err != nil {
-		return res, fmt.Errorf("sbatch printed %q, not a job id", out)
+		return res, err
 	}
 	for {
 		select {

@@ -154,16 +154,26 @@ func TestSlurmReal(t *testing.T) {
 		t.Skip("skipping the real-Slurm test: RDEVAL_NO_SLURM=1")
 	}
 	startSlurm(t)
-	old := slurmPoll
-	slurmPoll = 200 * time.Millisecond
-	defer func() { slurmPoll = old }()
+	old, oldGather := slurmPoll, slurmGather
+	slurmPoll, slurmGather = 200*time.Millisecond, 500*time.Millisecond
+	defer func() { slurmPoll, slurmGather = old, oldGather }()
 	spec := bashTask(t, `if [ "$RDEVAL_SEED" = 2 ]; then exit 3; fi; echo "host $(hostname) job $SLURM_JOB_ID"; echo RESULT: 0`, "")
 	b, _ := os.ReadFile(spec)
 	os.WriteFile(spec, []byte(strings.Replace(string(b), "seeds: [1]", "seeds: [1, 2]", 1)), 0o644)
 	dir := writePatches(t, map[string]string{"p.diff": patchCorrect})
 	out := t.TempDir()
-	sum, _ := runBatch(t, spec, []string{dir}, out, func(o *Options) { o.Backend = BackendSlurm })
+	// --jobs 2: both runs start together and go into one two-element array.
+	sum, _ := runBatch(t, spec, []string{dir}, out, func(o *Options) { o.Backend, o.Jobs = BackendSlurm, 2 })
 	r1, r2 := sum.Results[0], sum.Results[1]
+	arrays, _ := filepath.Glob(filepath.Join(out, "runs", "*", "rdeval-array-*.sbatch"))
+	two := false
+	for _, a := range arrays {
+		b, _ := os.ReadFile(a)
+		two = two || strings.Contains(string(b), "#SBATCH --array=0-1\n")
+	}
+	if !two {
+		t.Errorf("the two runs were not one two-element job array: %v", arrays)
+	}
 	stdout, _ := os.ReadFile(filepath.Join(out, "runs", r1.RunID, "stdout.log"))
 	t.Logf("seed 1: %s (%s), stdout %q; seed 2: %s (%s)", r1.Outcome, r1.Reason, stdout, r2.Outcome, r2.Reason)
 	if r1.Outcome != OutcomeSuccess || !strings.Contains(string(stdout), "job ") {
