@@ -172,7 +172,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 		}
 		sort.Strings(pt.Dropped)
 		if len(pt.Dropped) > 0 {
-			pt.Warnings = append(pt.Warnings, fmt.Errorf("k=%d: %d tasks have fewer than %d runs and are left out: %v", k, len(pt.Dropped), k, pt.Dropped))
+			pt.Warnings = append(pt.Warnings, &ShortTasksWarning{K: k, Dropped: pt.Dropped})
 		}
 		if pt.NTasks == 0 {
 			pt.Warnings = append(pt.Warnings, fmt.Errorf("k=%d: no task has %d runs", k, k))
@@ -346,4 +346,16 @@ func QuantileType7(x []float64, p float64) float64 {
 		return x[len(x)-1]
 	}
 	return x[i] + (h-lo)*(x[i+1]-x[i])
+}
+
+// ShortTasksWarning says which tasks have fewer than K runs and were left
+// out of score@K (DropShort); callers that summarise warnings find it with
+// errors.As.
+type ShortTasksWarning struct {
+	K       int
+	Dropped []string
+}
+
+func (w *ShortTasksWarning) Error() string {
+	return fmt.Sprintf("k=%d: %d tasks have fewer than %d runs and are left out: %v", w.K, len(w.Dropped), w.K, w.Dropped)
 }

@@ -2,6 +2,7 @@
 package scoreatkcmd
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -233,10 +234,23 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 		for j, b := range opts.By {
 			group[b] = g.key[j]
 		}
+		// One line per group for the tasks left out for having fewer than
+		// k runs (they are listed in the tasks_dropped column too).
+		var shortK []string
 		for _, p := range pts {
 			for _, w := range p.Warnings {
+				var sw *analysis.ShortTasksWarning
+				if errors.As(w, &sw) {
+					shortK = append(shortK, fmt.Sprintf("k=%d: %d of %d", sw.K, len(sw.Dropped), len(sw.Dropped)+p.NTasks))
+					continue
+				}
 				fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %v\n", strings.Join(g.key, " / "), w)
 			}
+		}
+		if len(shortK) > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: tasks with fewer than k runs are left out (see tasks_dropped): %s\n", strings.Join(g.key, " / "), strings.Join(shortK, ", "))
+		}
+		for _, p := range pts {
 			rows = append(rows, Row{Group: group, K: p.K, NTasks: p.NTasks, TasksDropped: p.Dropped,
 				Estimate: p.Estimate, BootMean: p.BootMean, CILow: p.CILow, CIHigh: p.CIHigh})
 		}
