@@ -41,13 +41,24 @@ const ToyGoodPatch = `diff --git a/acc.txt b/acc.txt
 // empty.diff. It returns the spec's path and the patches folder.
 func ToyExecuteTask(t testing.TB) (specPath, patches string) {
 	t.Helper()
+	files := map[string]string{"acc.txt": "0.5\n", "experiment.sh": `echo "seed $RDEVAL_SEED"; echo "ACC: $(cat acc.txt)"` + "\n"}
+	return TaskRepo(t, files, ToyTaskSpec, map[string]string{"patches/good.diff": ToyGoodPatch, "patches/empty.diff": ""})
+}
+
+// TaskRepo writes an execute task into a temporary folder: repo/ a git
+// repository of files (one commit on main), toy.yaml holding spec, and each
+// patch at its path relative to the folder (e.g. "agentA/p.diff"). It
+// returns the spec's path and the path of the folder "patches" (which may
+// not exist when the patches live elsewhere).
+func TaskRepo(t testing.TB, files map[string]string, spec string, patches map[string]string) (specPath, patchesDir string) {
+	t.Helper()
 	dir := t.TempDir()
 	repoDir := filepath.Join(dir, "repo")
 	repo, err := git.PlainInitWithOptions(repoDir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string]string{"acc.txt": "0.5\n", "experiment.sh": `echo "seed $RDEVAL_SEED"; echo "ACC: $(cat acc.txt)"` + "\n"} {
+	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(repoDir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -60,18 +71,18 @@ func ToyExecuteTask(t testing.TB) (specPath, patches string) {
 	if _, err := wt.Commit("toy", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
 		t.Fatal(err)
 	}
-	specPath = filepath.Join(dir, "toy.yaml")
-	patches = filepath.Join(dir, "patches")
-	if err := os.Mkdir(patches, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string]string{"good.diff": ToyGoodPatch, "empty.diff": ""} {
-		if err := os.WriteFile(filepath.Join(patches, name), []byte(data), 0o644); err != nil {
+	for name, data := range patches {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(specPath, []byte(ToyTaskSpec), 0o644); err != nil {
+	specPath = filepath.Join(dir, "toy.yaml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return specPath, patches
+	return specPath, filepath.Join(dir, "patches")
 }

@@ -12,69 +12,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/execute"
 )
 
-const spec = `id: toy
-repo: ./repo
-base_commit: main
-run: bash experiment.sh
-timeout: 20s
-gpus: 0
-seeds: [1, 2]
-metrics:
-  accuracy: {stdout_regex: 'ACC: ([0-9.]+)'}
-success:
-  exact: {accuracy: 0.8125}
-`
+// spec is the toy task's spec (cmdtest.ToyTaskSpec: bash experiment,
+// seeds 1 and 2, success when the accuracy is 0.8125).
+const spec = cmdtest.ToyTaskSpec
 
-const goodPatch = `diff --git a/acc.txt b/acc.txt
---- a/acc.txt
-+++ b/acc.txt
-@@ -1 +1 @@
--0.5
-+0.8125
-`
-
-func toy(t *testing.T) (specPath, patches string) {
-	t.Helper()
-	dir := t.TempDir()
-	repoDir := filepath.Join(dir, "repo")
-	repo, err := git.PlainInitWithOptions(repoDir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string]string{"acc.txt": "0.5\n", "experiment.sh": `echo "seed $RDEVAL_SEED"; echo "ACC: $(cat acc.txt)"` + "\n"} {
-		if err := os.WriteFile(filepath.Join(repoDir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wt, _ := repo.Worktree()
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "a", Email: "a@example.com", When: time.Unix(1700000000, 0)}
-	if _, err := wt.Commit("toy", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		t.Fatal(err)
-	}
-	specPath = filepath.Join(dir, "toy.yaml")
-	patches = filepath.Join(dir, "patches")
-	os.Mkdir(patches, 0o755)
-	for name, data := range map[string]string{"good.diff": goodPatch, "empty.diff": ""} {
-		if err := os.WriteFile(filepath.Join(patches, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return specPath, patches
-}
+// toy builds the toy task: good.diff succeeds, empty.diff is empty.
+func toy(t *testing.T) (specPath, patches string) { return cmdtest.ToyExecuteTask(t) }
 
 func run(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
