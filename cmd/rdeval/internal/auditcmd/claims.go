@@ -217,25 +217,12 @@ func validate(c *Claim) error {
 			return fmt.Errorf("scoreatk needs k ≥ 1")
 		}
 	case "compare":
-		if s.A == "" || s.B == "" {
-			return fmt.Errorf("compare needs a and b (COLUMN=VALUE[;COLUMN=VALUE…])")
-		}
-		for _, g := range []string{s.A, s.B} {
-			if _, err := comparecmd.ParseGroup(g); err != nil {
-				return err
-			}
-		}
-		d, err := time.ParseDuration(s.Budget)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("compare budget %q: want a positive duration, e.g. 2h", s.Budget)
+		d, m, err := comparecmd.CheckSpec(s.A, s.B, s.Budget, s.Measure)
+		if err != nil {
+			return err
 		}
 		s.budget = d
-		if s.Measure == "" {
-			s.Measure = "ratio"
-		}
-		if s.Measure != "ratio" && s.Measure != "diff" {
-			return fmt.Errorf("compare measure %q: want ratio or diff", s.Measure)
-		}
+		s.Measure = m
 	case "regress":
 		if s.Formula == "" || s.Term == "" {
 			return fmt.Errorf("regress needs formula and term (a coefficient name as rdeval regress prints it)")

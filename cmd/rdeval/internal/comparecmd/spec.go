@@ -1,0 +1,32 @@
+package comparecmd
+
+import (
+	"fmt"
+	"time"
+)
+
+// CheckSpec validates a compare statistic as claims files (audit) and
+// multiverse specs give it: groups A and B (COLUMN=VALUE[;COLUMN=VALUE…]),
+// a positive budget (a Go duration such as 2h) and the measure, ratio (the
+// default, returned for "") or diff.
+func CheckSpec(a, b, budget, measure string) (time.Duration, string, error) {
+	if a == "" || b == "" {
+		return 0, "", fmt.Errorf("compare needs a and b (COLUMN=VALUE[;COLUMN=VALUE…])")
+	}
+	for _, g := range []string{a, b} {
+		if _, err := ParseGroup(g); err != nil {
+			return 0, "", err
+		}
+	}
+	d, err := time.ParseDuration(budget)
+	if err != nil || d <= 0 {
+		return 0, "", fmt.Errorf("compare budget %q: want a positive duration, e.g. 2h", budget)
+	}
+	if measure == "" {
+		measure = "ratio"
+	}
+	if measure != "ratio" && measure != "diff" {
+		return 0, "", fmt.Errorf("compare measure %q: want ratio or diff", measure)
+	}
+	return d, measure, nil
+}
