@@ -192,3 +192,59 @@ func TestRunDirLocked(t *testing.T) {
 		t.Error("still running after unlock")
 	}
 }
+
+// TestJournalRecoversUnjournaledFinish: a driver killed between writing a
+// run's result.json and journaling its finish (the window
+// TestKillDriverAndResume can hit) leaves a result without a run_finish
+// entry; the next driver keeps the result and journals the finish once.
+func TestJournalRecoversUnjournaledFinish(t *testing.T) {
+	t.Parallel()
+	spec := bashTask(t, "echo RESULT: 0", "")
+	patches := writePatches(t, map[string]string{"p.diff": patchCorrect})
+	out := t.TempDir()
+	runBatch(t, spec, []string{patches}, out, nil)
+	// Drop the run_finish entry, as a kill at that instant would.
+	path := filepath.Join(out, JournalFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if !strings.Contains(l, `"event":"`+EventRunFinish+`"`) {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) == len(strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")) {
+		t.Fatalf("no run_finish entry to drop in:\n%s", b)
+	}
+	os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o644)
+	if n := len(countFinished(t, out)); n != 0 {
+		t.Fatalf("%d finished before the rerun", n)
+	}
+	sum, _ := runBatch(t, spec, []string{patches}, out, nil)
+	if sum.Skipped != 1 || sum.Ran != 0 {
+		t.Errorf("rerun: ran %d, skipped %d; want the result kept", sum.Ran, sum.Skipped)
+	}
+	fin := countFinished(t, out)
+	if len(fin) != 1 {
+		t.Fatalf("finished after the rerun: %v", fin)
+	}
+	es, _, _ := ReadJournal(out)
+	recovered := 0
+	for _, e := range es {
+		if e.Event == EventRunFinish && strings.HasPrefix(e.Reason, "recovered:") {
+			recovered++
+		}
+	}
+	if recovered != 1 {
+		t.Errorf("%d recovered finish entries, want 1", recovered)
+	}
+	// A third run journals nothing more for it.
+	runBatch(t, spec, []string{patches}, out, nil)
+	for id, n := range countFinished(t, out) {
+		if n != 1 {
+			t.Errorf("%s finished %d times", id, n)
+		}
+	}
+}

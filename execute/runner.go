@@ -250,7 +250,18 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 
-	b := &batch{opts: &opts, out: out, commit: commit, gpus: newPool(len(opts.GPUs)), cpus: newPool(len(opts.CPUSet)), journal: jr}
+	// Runs whose finish the journal holds already: a driver killed between
+	// writing a result.json and journaling its finish left runs with a
+	// result but no finish entry; runOne journals those when it skips them.
+	journaled := map[string]bool{}
+	if es, _, err := ReadJournal(out); err == nil {
+		for _, e := range es {
+			if e.Event == EventRunFinish {
+				journaled[e.RunID] = true
+			}
+		}
+	}
+	b := &batch{opts: &opts, out: out, commit: commit, gpus: newPool(len(opts.GPUs)), cpus: newPool(len(opts.CPUSet)), journal: jr, journaled: journaled}
 	sum := &Summary{Results: make([]*Result, len(plan))}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -351,6 +362,7 @@ type batch struct {
 	out, commit string
 	gpus, cpus  *pool // slots index opts.GPUs and opts.CPUSet
 	journal     *journal
+	journaled   map[string]bool // run ids with a run_finish entry before this batch (read-only)
 }
 
 // runOne does one run, or returns its earlier result.
@@ -361,6 +373,13 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	resPath := filepath.Join(dir, "result.json")
 	if r, err := ReadResult(resPath); err == nil && r.RunID == p.RunID && r.TaskID == s.ID &&
 		r.PatchSHA256 == p.PatchSHA256 && r.Seed == p.Seed && r.Repeat == p.Repeat && r.PatchMeta == p.PatchMeta {
+		if !b.journaled[p.RunID] {
+			// Finished, but the driver was killed before it journaled that.
+			if err := b.journal.add(JournalEntry{Event: EventRunFinish, RunID: r.RunID, Outcome: r.Outcome,
+				Reason: oneLine("recovered: result.json was written before the previous driver stopped; "+r.Reason, 300)}); err != nil {
+				return nil, false, err
+			}
+		}
 		return r, true, nil
 	}
 	// Unfinished (or unreadable) run: start over.
