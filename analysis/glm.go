@@ -179,21 +179,13 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 	if opt.L2 < 0 {
 		return nil, fmt.Errorf("glm: L2 penalty %g is negative", opt.L2)
 	}
-	w := make([]float64, n)
-	off := make([]float64, n)
+	w, off, err := priorWeightsOffsets("glm", n, opt.Weights, opt.Offset)
+	if err != nil {
+		return nil, err
+	}
 	for i := range w {
-		w[i] = 1
-		if opt.Weights != nil {
-			w[i] = opt.Weights[i]
-		}
-		if opt.Offset != nil {
-			off[i] = opt.Offset[i]
-		}
-		if !(w[i] > 0) || math.IsInf(w[i], 0) {
-			return nil, fmt.Errorf("glm: weight %g at row %d: weights must be positive and finite", w[i], i+1)
-		}
-		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) || math.IsNaN(off[i]) {
-			return nil, fmt.Errorf("glm: row %d: response or offset is not a finite number", i+1)
+		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
+			return nil, fmt.Errorf("glm: row %d: response %g is not a finite number", i+1, y[i])
 		}
 		for j, v := range x[i] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -201,8 +193,8 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 			}
 		}
 	}
-	if (opt.Weights != nil && len(opt.Weights) != n) || (opt.Offset != nil && len(opt.Offset) != n) || (opt.Cluster != nil && len(opt.Cluster) != n) {
-		return nil, errors.New("glm: weights, offset and cluster must have one value per row")
+	if opt.Cluster != nil && len(opt.Cluster) != n {
+		return nil, errors.New("glm: cluster must have one value per row")
 	}
 	fit := &GLMFit{Family: opt.Family, N: n, StatName: "z", SEType: "model"}
 	if opt.Family == Gaussian {

@@ -173,9 +173,6 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 	if len(groups) == 0 {
 		return nil, errors.New("mixed: no random-effect term")
 	}
-	if (opt.Weights != nil && len(opt.Weights) != n) || (opt.Offset != nil && len(opt.Offset) != n) {
-		return nil, errors.New("mixed: weights and offset must have one value per row")
-	}
 	if opt.NAGQ < 0 || opt.NAGQ > 100 {
 		return nil, fmt.Errorf("mixed: nAGQ = %d: want 0 to 100 (0 or 1: Laplace)", opt.NAGQ)
 	}
@@ -188,22 +185,9 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 	if opt.Weights != nil && opt.Family == Gaussian {
 		return nil, errors.New("mixed: prior weights for a linear mixed model are not implemented")
 	}
-	w := make([]float64, n)
-	off := make([]float64, n)
-	for i := range w {
-		w[i] = 1
-		if opt.Weights != nil {
-			w[i] = opt.Weights[i]
-		}
-		if opt.Offset != nil {
-			off[i] = opt.Offset[i]
-		}
-		if !(w[i] > 0) || math.IsInf(w[i], 0) {
-			return nil, fmt.Errorf("mixed: weight %g at row %d: weights must be positive and finite", w[i], i+1)
-		}
-		if math.IsNaN(off[i]) || math.IsInf(off[i], 0) {
-			return nil, fmt.Errorf("mixed: row %d: offset is not a finite number", i+1)
-		}
+	w, off, err := priorWeightsOffsets("mixed", n, opt.Weights, opt.Offset)
+	if err != nil {
+		return nil, err
 	}
 	fit := &MixedFit{Family: opt.Family, N: n, NGroups: map[string]int{}, Sigma: 1, StatName: "z"}
 	// Grouping factors: level indices, sorted as lme4 (decreasing #levels).
@@ -283,7 +267,6 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 
 	var cov, covRX [][]float64
 	var beta []float64
-	var err error
 	if opt.Family == Gaussian {
 		fit.REML = !opt.ML
 		fit.StatName = "t"
