@@ -91,14 +91,19 @@ func writeJSONAtomic(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// writeFileAtomic writes data to path through a synced temporary file in
+// the same folder renamed over it, then syncs the folder.
+func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	if _, err := f.Write(b); err != nil {
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
 	}

@@ -95,18 +95,6 @@ func strict(n *yaml.Node, out any) error {
 	return dec.Decode(out)
 }
 
-func nodeKey(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
-
 // Load reads and validates a claims file; every error is a *cmdutil.UsageError.
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
@@ -134,7 +122,7 @@ func Load(path string) (*File, error) {
 	for i := range raw.Claims {
 		n := &raw.Claims[i]
 		id := fmt.Sprintf("#%d", i+1)
-		if v := nodeKey(n, "id"); v != nil && v.Value != "" {
+		if v := cmdutil.NodeKey(n, "id"); v != nil && v.Value != "" {
 			id = v.Value
 		}
 		c, err := parseClaim(n)
@@ -168,7 +156,7 @@ func parseClaim(n *yaml.Node) (Claim, error) {
 		return cl, fmt.Errorf("no stat mapping")
 	}
 	kind := ""
-	if k := nodeKey(&c.Stat, "kind"); k != nil {
+	if k := cmdutil.NodeKey(&c.Stat, "kind"); k != nil {
 		kind = k.Value
 	}
 	keys, ok := allowed[kind]

@@ -151,18 +151,6 @@ func (s Stat) Short() string {
 	return s.Kind
 }
 
-func nodeKey(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
-
 // LoadSpec reads and validates a spec; every error is a *cmdutil.UsageError
 // naming the file (and the key and line where there is one).
 func LoadSpec(path string) (*Spec, error) {
@@ -198,7 +186,7 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, fail("no stat: mapping (kind: scoreatk, compare, horizon or regress)")
 	}
 	kind := ""
-	if k := nodeKey(&raw.Stat, "kind"); k != nil {
+	if k := cmdutil.NodeKey(&raw.Stat, "kind"); k != nil {
 		kind = k.Value
 	}
 	fields, ok := statFields[kind]
