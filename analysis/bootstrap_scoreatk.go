@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
-	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // TaskScores is one task's final scores for score@k.
@@ -79,9 +79,12 @@ var ErrNoTasks = errors.New("analysis: no task with runs")
 // This is METR's get_bootstrapped_score_at_k / get_cross_task_summary_statistics
 // (eval-analysis-public src/stats/statistics.py @3a947ac), with a seed.
 // Each task is sorted once; a resample is a vector of counts over the
-// sorted scores, so a replicate costs O(n) per k with no sort. Replicate b
-// of task t draws from PCG(Seed, t<<32|b), so results do not depend on how
-// replicates are spread over goroutines or machines.
+// sorted scores, and its score@k for every k follows from the counts by
+// one O(n) pass and one dot product per k, with no sort (see
+// scoreatk_replicate.go). Replicate b of task t draws from PCG(Seed,
+// t<<32|b) (16-bit words of each output; drawCounts), so results do not
+// depend on how replicates are spread over goroutines or machines. The
+// interval ends are found by selection, not by sorting the replicates.
 //
 // The cross-task mean is weighted by TaskScores.Weight when given.
 func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, error) {
@@ -104,47 +107,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 		if len(t.Scores) == 0 {
 			return nil, fmt.Errorf("analysis: task %s has no runs", t.Task)
 		}
-		p := preparedTask{s: sortedDesc(t.Scores), random: t.Random, w: t.Weight}
-		if p.w == 0 {
-			p.w = 1
-		}
-		n := len(p.s)
-		p.ks = make([]int, len(opt.Ks))
-		p.cum = make([][]float64, len(opt.Ks))
-		for i, k := range opt.Ks {
-			switch {
-			case k <= n:
-				p.ks[i] = k
-			case opt.Short == TruncateShort || p.random:
-				// A blind pick's value is the mean whatever k is, so a
-				// random-selection task is never short of runs.
-				p.ks[i] = n
-			default:
-				continue
-			}
-			if p.random {
-				continue
-			}
-			w := ScoreAtKWeights(n, p.ks[i], nil)
-			c := make([]float64, n+1)
-			for j, x := range w {
-				c[j+1] = c[j] + x
-			}
-			p.cum[i] = c
-		}
-		if !p.random {
-			nk := len(opt.Ks)
-			p.cumT = make([]float64, (n+1)*nk)
-			for i := range opt.Ks {
-				if p.cum[i] == nil {
-					continue
-				}
-				for pos, v := range p.cum[i] {
-					p.cumT[pos*nk+i] = v
-				}
-			}
-		}
-		prep[ti] = p
+		prep[ti] = prepareTask(t, opt.Ks, opt.Short)
 	}
 
 	points := make([]ScoreAtKPoint, len(opt.Ks))
@@ -156,12 +119,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 				pt.Dropped = append(pt.Dropped, tasks[ti].Task)
 				continue
 			}
-			var est float64
-			if p.random {
-				est = mean(p.s)
-			} else {
-				est = ScoreAtKWeightsApply(p.cum[i], p.s)
-			}
+			est := taskEstimate(p.s, p.ks[i], p.random)
 			sum += p.w * est
 			wsum += p.w
 			pt.NTasks++
@@ -184,88 +142,48 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 	}
 
 	// reps[b*len(Ks)+i] = cross-task mean of replicate b at Ks[i].
+	// Workers take blocks of replicates as they free up; replicate b of
+	// task t draws from its own stream, so who computes it does not change
+	// the result. w[ti*nk+i] is task ti's weight at Ks[i] (0 if dropped).
 	nk := len(opt.Ks)
 	reps := make([]float64, opt.Boot*nk)
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	next := make(chan int, workers)
-	go func() {
-		for b := 0; b < opt.Boot; b++ {
-			next <- b
+	w := make([]float64, len(prep)*nk)
+	wsum := make([]float64, nk)
+	for ti, p := range prep {
+		for i, k := range p.ks {
+			if k != 0 {
+				w[ti*nk+i] = p.w
+				wsum[i] += p.w
+			}
 		}
-		close(next)
-	}()
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			counts := []int{}
+	}
+	const block = 256
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (opt.Boot+block-1)/block) {
+		wg.Go(func() {
+			var sc replicateScratch
 			est := make([]float64, nk)
-			sums := make([]float64, nk)
-			wsums := make([]float64, nk)
-			for b := range next {
-				clear(sums)
-				clear(wsums)
-				for ti := range prep {
-					p := &prep[ti]
-					n := len(p.s)
-					if cap(counts) < n {
-						counts = make([]int, n)
-					}
-					counts = counts[:n]
-					clear(counts)
-					var g rand.PCG
-					g.Seed(opt.Seed, uint64(ti)<<32|uint64(b))
-					for j := 0; j < n; j++ {
-						counts[boundedDraw(&g, uint64(n))]++
-					}
-					// One pass over the resample's counts serves every k: the
-					// run at sorted position j, drawn c times, fills positions
-					// pos..pos+c−1 of the resample and contributes
-					// s_j·(W_k(pos+c) − W_k(pos)) to each score@k (W_k the
-					// cumulative weights, interleaved by k in cumT).
-					if !p.random {
-						clear(est)
-						pos := 0
-						for j, c := range counts {
-							if c == 0 {
-								continue
-							}
-							b0, b1 := pos*nk, (pos+c)*nk
-							sj := p.s[j]
-							lo, hi := p.cumT[b0:b0+nk], p.cumT[b1:b1+nk]
-							for i := range est {
-								est[i] += sj * (hi[i] - lo[i])
-							}
-							pos += c
-						}
-					} else {
-						var m float64
-						for j, c := range counts {
-							m += float64(c) * p.s[j]
-						}
-						m /= float64(n)
-						for i := range est {
-							est[i] = m
-						}
-					}
-					for i := range opt.Ks {
-						if p.ks[i] == 0 {
-							continue
-						}
-						sums[i] += p.w * est[i]
-						wsums[i] += p.w
-					}
+			for {
+				lo := int(next.Add(block)) - block
+				if lo >= opt.Boot {
+					return
 				}
-				for i := range opt.Ks {
-					v := math.NaN()
-					if wsums[i] > 0 {
-						v = sums[i] / wsums[i]
+				for b := lo; b < min(lo+block, opt.Boot); b++ {
+					sums := reps[b*nk : (b+1)*nk]
+					for ti := range prep {
+						prep[ti].replicate(&sc, opt.Seed, uint64(ti)<<32|uint64(b), est)
+						wt := w[ti*nk : (ti+1)*nk]
+						for i, e := range est {
+							sums[i] += wt[i] * e
+						}
 					}
-					reps[b*nk+i] = v
+					for i := range sums {
+						sums[i] /= wsum[i] // NaN where no task has k runs
+					}
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	col := make([]float64, opt.Boot)
@@ -277,7 +195,6 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 			col[b] = reps[b*nk+i]
 		}
 		points[i].BootMean = mean(col)
-		sort.Float64s(col)
 		lo, hi := (1-opt.Level)/2, (1+opt.Level)/2
 		if opt.Interval == BCa {
 			var warn error
@@ -286,49 +203,12 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 				points[i].Warnings = append(points[i].Warnings, fmt.Errorf("k=%d: %v", opt.Ks[i], warn))
 			}
 		}
-		points[i].CILow = QuantileType7(col, lo)
-		points[i].CIHigh = QuantileType7(col, hi)
+		// Two order statistics each, found by selection in O(B)
+		// rather than a sort (col is reordered, not sorted).
+		points[i].CILow = quantileType7Select(col, lo)
+		points[i].CIHigh = quantileType7Select(col, hi)
 	}
 	return points, nil
-}
-
-// boundedDraw returns a uniform integer in [0, n) from g by Lemire's
-// multiply-and-reject method ("Fast random integer generation in an
-// interval", ACM TOMACS 2019): exact, and cheaper than going through
-// rand.Rand for the 10^7–10^8 draws of a bootstrap.
-func boundedDraw(g *rand.PCG, n uint64) uint64 {
-	hi, lo := bits.Mul64(g.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(g.Uint64(), n)
-		}
-	}
-	return hi
-}
-
-// preparedTask is a task sorted once for the bootstrap.
-type preparedTask struct {
-	s      []float64
-	random bool
-	w      float64
-	ks     []int       // effective k per Ks entry; 0 = dropped
-	cum    [][]float64 // cumulative weights per Ks entry (len n+1)
-	cumT   []float64   // the same interleaved: cumT[pos*len(Ks)+i] = cum[i][pos]
-}
-
-// ScoreAtKWeightsApply returns Σ_i (cum[i+1] − cum[i])·s[i] for scores s
-// sorted descending and cumulative weights cum (len(s)+1 entries).
-func ScoreAtKWeightsApply(cum, s []float64) float64 {
-	var est float64
-	for i, x := range s {
-		w := cum[i+1] - cum[i]
-		if w == 0 && i > 0 {
-			break
-		}
-		est += w * x
-	}
-	return est
 }
 
 // QuantileType7 returns the p-quantile of sorted x by linear interpolation
@@ -358,4 +238,67 @@ type ShortTasksWarning struct {
 
 func (w *ShortTasksWarning) Error() string {
 	return fmt.Sprintf("k=%d: %d tasks have fewer than %d runs and are left out: %v", w.K, len(w.Dropped), w.K, w.Dropped)
+}
+
+// quantileType7Select is QuantileType7 of x without sorting it: the two
+// order statistics it interpolates between are found by selection
+// (x is reordered). The result equals QuantileType7 of sorted x exactly.
+func quantileType7Select(x []float64, p float64) float64 {
+	if len(x) == 0 || p < 0 || p > 1 {
+		panic("analysis: quantile of empty sample or p outside [0, 1]")
+	}
+	h := float64(len(x)-1) * p
+	lo := math.Floor(h)
+	i := int(lo)
+	a := selectNth(x, i)
+	if i+1 >= len(x) {
+		return a
+	}
+	b := slices.Min(x[i+1:]) // after selectNth, x[i+1:] holds the values ≥ a
+	return a + (h-lo)*(b-a)
+}
+
+// selectNth reorders x so that x[k] is the value a sort would put there,
+// with x[:k] ≤ x[k] ≤ x[k+1:], and returns it (Hoare's quickselect with a
+// median-of-three pivot; NaN not allowed). Deterministic: no random pivots.
+func selectNth(x []float64, k int) float64 {
+	lo, hi := 0, len(x)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		// median of three to x[mid]
+		if x[mid] < x[lo] {
+			x[mid], x[lo] = x[lo], x[mid]
+		}
+		if x[hi] < x[lo] {
+			x[hi], x[lo] = x[lo], x[hi]
+		}
+		if x[hi] < x[mid] {
+			x[hi], x[mid] = x[mid], x[hi]
+		}
+		pivot := x[mid]
+		i, j := lo, hi
+		for i <= j {
+			for x[i] < pivot {
+				i++
+			}
+			for x[j] > pivot {
+				j--
+			}
+			if i <= j {
+				x[i], x[j] = x[j], x[i]
+				i++
+				j--
+			}
+		}
+		// Now x[lo..j] ≤ pivot ≤ x[i..hi], and x[j+1..i-1] == pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return x[k]
+		}
+	}
+	return x[k]
 }

@@ -176,7 +176,11 @@ func metrRunsB(b *testing.B) [][]TaskScores {
 // scipy.stats.bootstrap(method="BCa") (testdata/reference/scoreatk_bca.py:
 // scipy 1.10.1, B = 10,000, another generator) on METR groups. BCa ends
 // move more between runs than percentile ends (they sit at adjusted, often
-// more extreme, levels), so the tolerance is 0.25 bootstrap standard errors.
+// more extreme, levels). Measured: over 30 seeds, the upper BCa end of
+// human k=2 has a Monte Carlo sd of 0.0206 = 0.135 bootstrap standard
+// errors at B = 10,000, so two independent runs (ours and scipy's) differ
+// with an sd of about 0.19 se; the tolerance is 0.6 se (about 3 sd). The
+// replicates themselves are checked exactly by TestReplicateMatchesDirect.
 func TestScoreAtKBCaReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bootstrap reference comparison skipped in -short mode")
@@ -197,8 +201,8 @@ func TestScoreAtKBCaReference(t *testing.T) {
 		lo, hi, se := atof(t, r[4]), atof(t, r[5]), atof(t, r[6])
 		nt, _ := strconv.Atoi(r[3])
 		t.Logf("%s %s k=%d: BCa [%.4f, %.4f], scipy [%.4f, %.4f], se %.4f", r[0], r[1], k, p.CILow, p.CIHigh, lo, hi, se)
-		if p.NTasks != nt || math.Abs(p.CILow-lo) > 0.25*se || math.Abs(p.CIHigh-hi) > 0.25*se {
-			t.Errorf("%s %s k=%d: BCa [%.4f, %.4f], scipy [%.4f, %.4f] (tolerance %.4f)", r[0], r[1], k, p.CILow, p.CIHigh, lo, hi, 0.25*se)
+		if p.NTasks != nt || math.Abs(p.CILow-lo) > 0.6*se || math.Abs(p.CIHigh-hi) > 0.6*se {
+			t.Errorf("%s %s k=%d: BCa [%.4f, %.4f], scipy [%.4f, %.4f] (tolerance %.4f)", r[0], r[1], k, p.CILow, p.CIHigh, lo, hi, 0.6*se)
 		}
 	}
 }

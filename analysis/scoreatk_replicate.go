@@ -1,0 +1,227 @@
+package analysis
+
+import (
+	"math/bits"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// One bootstrap replicate of one task's score@k, for every k at once.
+//
+// A resample of the n runs (with replacement) is a vector of counts c_j
+// over the runs sorted best first, s_1 ≥ … ≥ s_n. Sorted, the resample
+// holds s_j at positions P_j+1 … P_j+c_j, where P_j = c_1 + … + c_(j−1).
+// Score@k of the resample is Σ_m w_k(m)·r_(m) with the weights of
+// ScoreAtKWeights, that is Σ_j s_j·(G_k(P_j) − G_k(P_(j+1))) with
+//
+//	G_k(P) = C(n−P, k)/C(n, k)
+//
+// the chance that k positions drawn from n all lie after the first P (1 −
+// G_k is the cumulative weight). Summed by parts, with G_k(P_1) = G_k(0) = 1
+// and G_k(P_(n+1)) = G_k(n) = 0,
+//
+//	score@k = s_1 + Σ_(j=2..n) G_k(P_j)·(s_j − s_(j−1))
+//	        = s_1 + Σ_(P=0..n−k) G_k(P)·D(P),  D(P) = Σ_(j ≥ 2: P_j = P) (s_j − s_(j−1))
+//
+// since G_k(P) = 0 for P > n−k. D depends on the resample but not on k,
+// so a replicate costs n draws, n additions to build D, and one
+// contiguous dot product per k (gonum's floats.Dot, vectorised on amd64):
+// no sort and no data-dependent branch.
+
+// preparedTask is a task sorted once for the bootstrap.
+type preparedTask struct {
+	s      []float64 // scores, best first
+	random bool
+	w      float64
+	ks     []int       // effective k per Ks entry; 0 = dropped
+	g      [][]float64 // per Ks entry: G_k(P) for P = 0..n−k (nil: dropped or random)
+	step   []float64   // step[j] = s_j − s_(j−1) (0-based; step[0] = 0)
+}
+
+// prepareTask sorts t's scores and tabulates G_k for every k in ks.
+func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
+	p := preparedTask{s: sortedDesc(t.Scores), random: t.Random, w: t.Weight}
+	if p.w == 0 {
+		p.w = 1
+	}
+	n := len(p.s)
+	p.ks = make([]int, len(ks))
+	p.g = make([][]float64, len(ks))
+	for i, k := range ks {
+		switch {
+		case k <= n:
+			p.ks[i] = k
+		case short == TruncateShort || p.random:
+			// A blind pick's value is the mean whatever k is, so a
+			// random-selection task is never short of runs.
+			p.ks[i] = n
+		default:
+			continue
+		}
+		if !p.random {
+			p.g[i] = survivalTable(n, p.ks[i])
+		}
+	}
+	p.step = make([]float64, n)
+	for j := 1; j < n; j++ {
+		p.step[j] = p.s[j] - p.s[j-1]
+	}
+	return p
+}
+
+// survivalTable returns G_k(P) = C(n−P, k)/C(n, k) for P = 0..n−k, by the
+// ratio G_k(P+1) = G_k(P)·(n−P−k)/(n−P) from G_k(0) = 1 (no large
+// binomials).
+func survivalTable(n, k int) []float64 {
+	g := make([]float64, n-k+1)
+	g[0] = 1
+	for q := 0; q < n-k; q++ {
+		g[q+1] = g[q] * float64(n-q-k) / float64(n-q)
+	}
+	return g
+}
+
+// replicateScratch is a worker's reusable memory for replicate.
+type replicateScratch struct {
+	counts []int32
+	d      []float64 // D(P), P = 0..n
+}
+
+// replicate draws one resample of p's runs from the stream PCG(seed, stream)
+// and writes its score@k for every Ks entry into est (0 for a dropped k).
+func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est []float64) {
+	n := len(p.s)
+	if cap(sc.counts) < n {
+		sc.counts = make([]int32, n)
+		sc.d = make([]float64, n+1)
+	}
+	counts := sc.counts[:n]
+	clear(counts)
+	var g rand.PCG
+	g.Seed(seed, stream)
+	drawCounts(&g, counts)
+
+	if p.random {
+		var m float64
+		for j, c := range counts {
+			m += float64(c) * p.s[j]
+		}
+		m /= float64(n)
+		for i, k := range p.ks {
+			est[i] = 0
+			if k != 0 {
+				est[i] = m
+			}
+		}
+		return
+	}
+
+	d := sc.d[:n+1]
+	clear(d)
+	at := counts[0]
+	step := p.step[:n]
+	for j := 1; j < n; j++ {
+		d[at] += step[j]
+		at += counts[j]
+	}
+	first := p.s[0]
+	for i, gk := range p.g {
+		est[i] = 0
+		if gk != nil {
+			est[i] = first + floats.Dot(gk, d[:len(gk)])
+		}
+	}
+}
+
+// drawCounts adds n = len(counts) uniform draws from [0, n) to counts: a
+// bootstrap resample as counts. For n ≤ 2¹² each 64-bit output of g is cut
+// into four 16-bit words, low bits first (32-bit words for larger n, whole
+// outputs from 2³² on); a word w of b bits becomes the draw ⌊w·n/2^b⌋
+// unless the low b bits of w·n are below 2^b mod n (Lemire, "Fast random
+// integer generation in an interval", ACM TOMACS 2019). That is exact; a
+// word is rejected with probability below n/2^b, and is then replaced by
+// words of a fresh output (redraw16) before the next word is used.
+func drawCounts(g *rand.PCG, counts []int32) {
+	n := uint64(len(counts))
+	if n > 1<<12 {
+		drawCountsWide(g, counts)
+		return
+	}
+	thresh := (1<<16 - n) % n // 2¹⁶ mod n
+	draw := func(w uint64) {
+		m := w * n
+		if m&0xffff < thresh {
+			m = redraw16(g, n, thresh)
+		}
+		counts[m>>16]++
+	}
+	i := uint64(0)
+	for ; i+4 <= n; i += 4 {
+		x := g.Uint64()
+		draw(x & 0xffff)
+		draw(x >> 16 & 0xffff)
+		draw(x >> 32 & 0xffff)
+		draw(x >> 48)
+	}
+	if i < n {
+		x := g.Uint64()
+		for ; i < n; i++ {
+			draw(x & 0xffff)
+			x >>= 16
+		}
+	}
+}
+
+// redraw16 returns w·n for the first accepted 16-bit word of fresh outputs
+// of g (see drawCounts).
+func redraw16(g *rand.PCG, n, thresh uint64) uint64 {
+	for {
+		x := g.Uint64()
+		for range 4 {
+			if m := (x & 0xffff) * n; m&0xffff >= thresh {
+				return m
+			}
+			x >>= 16
+		}
+	}
+}
+
+// drawCountsWide is drawCounts for n > 2¹²: 32-bit words below 2³², whole
+// 64-bit outputs from there on.
+func drawCountsWide(g *rand.PCG, counts []int32) {
+	n := uint64(len(counts))
+	if n >= 1<<32 {
+		for range n {
+			counts[boundedDraw(g, n)]++
+		}
+		return
+	}
+	thresh := (1<<32 - n) % n // 2³² mod n
+	for left := len(counts); left > 0; {
+		x := g.Uint64()
+		if m := (x & 0xffffffff) * n; m&0xffffffff >= thresh {
+			counts[m>>32]++
+			if left--; left == 0 {
+				break
+			}
+		}
+		if m := (x >> 32) * n; m&0xffffffff >= thresh {
+			counts[m>>32]++
+			left--
+		}
+	}
+}
+
+// boundedDraw returns a uniform integer in [0, n) from g by Lemire's
+// method on whole 64-bit outputs.
+func boundedDraw(g *rand.PCG, n uint64) uint64 {
+	hi, lo := bits.Mul64(g.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(g.Uint64(), n)
+		}
+	}
+	return hi
+}
