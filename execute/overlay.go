@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,6 +58,17 @@ func (o *overlayMount) prefix() []string {
 	return append(a, "--", "sh", "-c", overlayScript, "rdeval-overlay", opts, o.Dest)
 }
 
+// bwrapExtra are bwrap options the overlay needs: in a user namespace
+// made by unshare --map-root-user, a nested one that maps the driver's
+// uid and gid back, so that agent code runs as the driver's user (not as
+// root) as it does without the overlay.
+func (o *overlayMount) bwrapExtra() []string {
+	if !o.UserNS {
+		return nil
+	}
+	return []string{"--unshare-user", "--uid", strconv.Itoa(os.Getuid()), "--gid", strconv.Itoa(os.Getgid())}
+}
+
 // overlaySafePath reports whether p can appear in overlayfs mount options:
 // commas separate options and colons lower folders, and no escaping is
 // attempted.
@@ -99,8 +111,9 @@ func overlayProbe(out string) (userNS bool, err error) {
 	if err := syscall.Mknod(filepath.Join(o.Upper, "gone"), syscall.S_IFCHR, 0); err != nil {
 		return false, fmt.Errorf("make a whiteout: %w", err)
 	}
-	script := `test ! -e gone && test "$(cat keep)" = keep && echo new > new && rm keep && test ! -e keep`
-	argv := append(append(append(o.prefix(), "bwrap"), bwrapArgs(o.Dest, []string{dir}, nil)...), "--", "sh", "-c", script)
+	script := `test ! -e gone && test "$(cat keep)" = keep && echo new > new && rm keep && test ! -e keep && test "$(id -u)" = "$1"`
+	argv := append(append(append(o.prefix(), "bwrap"), bwrapArgs(o.Dest, []string{dir}, nil)...), o.bwrapExtra()...)
+	argv = append(argv, "--", "sh", "-c", script, "probe", strconv.Itoa(os.Getuid()))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -123,16 +136,18 @@ func overlayProbe(out string) (userNS bool, err error) {
 	return o.UserNS, nil
 }
 
-// removeOverlayDirs removes a folder holding overlay upper and work
-// folders: the kernel leaves a mode-000 folder in the work folder, which
-// a driver that is not root must open up first.
+// removeOverlayDirs removes dir and everything in it, first giving its
+// owner access to every folder in it: the kernel leaves a mode-000 folder
+// in an overlay's work folder, and agent code may chmod folders of its
+// upper folder, which a driver that is not root could not then empty.
+// Symbolic links are neither followed nor changed.
 func removeOverlayDirs(dir string) error {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil && d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
+		if err != nil || !d.IsDir() {
+			return nil
 		}
-		if d != nil && d.IsDir() && d.Type().Perm() == 0 {
-			_ = os.Chmod(p, 0o700)
+		if fi, err := d.Info(); err == nil && fi.Mode().Perm()&0o700 != 0o700 {
+			_ = os.Chmod(p, fi.Mode().Perm()|0o700)
 		}
 		return nil
 	})

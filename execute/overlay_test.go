@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -122,8 +123,9 @@ new file mode 100644
 `
 
 // TestWorktreeModesOps: a deletion, a rename, a mode change and a new file
-// in a new folder, seen by the run; the run writes a JSON metric file and
-// a file a keep glob collects. Both work tree modes must give the same
+// in a new folder, seen by the run, which runs as the driver's user; the run writes a JSON metric file and
+// a file a keep glob collects, and locks a folder of its own (chmod 000),
+// which the driver must still remove. Both work tree modes must give the same
 // results; overlay mode must leave the base tree as checked out.
 func TestWorktreeModesOps(t *testing.T) {
 	t.Parallel()
@@ -132,9 +134,12 @@ func TestWorktreeModesOps(t *testing.T) {
 repo: repo
 base_commit: main
 setup: test ! -e README.md && test ! -e model.py
+env: {DRIVER_UID: "`+strconv.Itoa(os.Getuid())+`"}
 run: |
+  test "$(id -u)" = "$DRIVER_UID" || exit 5
   test ! -e README.md && test ! -e model.py && test -f toy_model.py && test -x run.sh &&
   test "$(cat newpkg/sub/x.py)" = "X = 42" && test -f experiment.py || exit 3
+  mkdir -p locked/in && touch locked/in/f && chmod 000 locked/in locked
   mkdir -p out && printf '{"v": [1, 7]}' > out/m.json && echo note > out/note.txt && echo RESULT: 0
 timeout: 20s
 gpus: 0

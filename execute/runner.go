@@ -401,7 +401,7 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	if err := b.journal.add(JournalEntry{Event: EventRunStart, RunID: p.RunID}); err != nil {
 		return nil, false, err
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := removeOverlayDirs(dir); err != nil {
 		return nil, false, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

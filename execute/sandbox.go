@@ -303,7 +303,11 @@ func (c *command) argv() ([]string, error) {
 		if c.Overlay != nil {
 			argv = append(argv, c.Overlay.prefix()...)
 		}
-		argv = append(append(append(argv, "bwrap"), bwrapArgs(c.Dir, c.Hide, c.Devices)...), "--")
+		argv = append(append(argv, "bwrap"), bwrapArgs(c.Dir, c.Hide, c.Devices)...)
+		if c.Overlay != nil {
+			argv = append(argv, c.Overlay.bwrapExtra()...)
+		}
+		argv = append(argv, "--")
 	case SandboxUnshare:
 		argv = append(append(argv, "unshare"), unshareArgs()...)
 	case SandboxNone:
