@@ -19,7 +19,7 @@ import (
 // Work tree modes, recorded as result.json's worktree and the manifest's.
 const (
 	// WorktreeOverlay: the run's work tree is an overlayfs mount of the
-	// batch's base tree (RUNDIR/base/COMMIT, read-only below) and the run's
+	// batch's base tree (RUNDIR/.base/COMMIT, read-only below) and the run's
 	// own upper folder (RUNDIR/runs/ID/upper, where every write lands).
 	WorktreeOverlay = "overlay"
 	// WorktreeCheckout: the run's work tree is a full checkout of its own.
@@ -155,15 +155,17 @@ func removeOverlayDirs(dir string) error {
 }
 
 // baseCache is the batch's base tree: the task repository checked out once
-// per run folder at RUNDIR/base/COMMIT, shared read-only (as overlay lower
+// per run folder at RUNDIR/.base/COMMIT, shared read-only (as overlay lower
 // folder) by every overlay-mode run.
 type baseCache struct {
 	mu   sync.Mutex
 	path string // "" until made or found
 }
 
-// baseDir returns RUNDIR/base.
-func baseDir(out string) string { return filepath.Join(out, "base") }
+// baseDir returns RUNDIR/.base: hidden, so that readers of run folders
+// (ingest skips hidden folders) never take the task repository's own
+// files for inputs.
+func baseDir(out string) string { return filepath.Join(out, ".base") }
 
 // get returns the base tree's path, checking the repository out first when
 // no earlier batch did. The checkout goes to a temporary folder that is
@@ -204,8 +206,16 @@ func (c *baseCache) get(out, repo, commit string) (string, error) {
 }
 
 // cleanBaseTemps removes partial base checkouts a killed driver left in
-// RUNDIR/base (the caller holds the run folder's lock).
+// RUNDIR/.base, and overlay probe folders (the caller holds the run
+// folder's lock).
 func cleanBaseTemps(out string) error {
+	if probes, _ := filepath.Glob(filepath.Join(out, ".overlay-probe-*")); len(probes) > 0 {
+		for _, p := range probes {
+			if err := removeOverlayDirs(p); err != nil {
+				return err
+			}
+		}
+	}
 	ents, err := os.ReadDir(baseDir(out))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -18,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/rdeval/rdeval/ingest"
 )
 
 // needOverlay skips the test where overlay work trees do not work (no
@@ -73,7 +75,7 @@ func treeHash(t *testing.T, dir string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// checkBase checks that RUNDIR/base holds exactly one tree, no partial
+// checkBase checks that RUNDIR/.base holds exactly one tree, no partial
 // checkout, and that it is byte-identical to a fresh checkout of the
 // task's repository.
 func checkBase(t *testing.T, specPath, out string) string {
@@ -82,9 +84,9 @@ func checkBase(t *testing.T, specPath, out string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ents, err := os.ReadDir(filepath.Join(out, "base"))
+	ents, err := os.ReadDir(filepath.Join(out, ".base"))
 	if err != nil || len(ents) != 1 {
-		t.Fatalf("RUNDIR/base: %v %v, want one tree", ents, err)
+		t.Fatalf("RUNDIR/.base: %v %v, want one tree", ents, err)
 	}
 	fresh := filepath.Join(t.TempDir(), "fresh")
 	commit, err := Checkout(s.Repo, s.BaseCommit, fresh)
@@ -92,9 +94,9 @@ func checkBase(t *testing.T, specPath, out string) string {
 		t.Fatal(err)
 	}
 	if ents[0].Name() != commit {
-		t.Fatalf("RUNDIR/base/%s, want %s", ents[0].Name(), commit)
+		t.Fatalf("RUNDIR/.base/%s, want %s", ents[0].Name(), commit)
 	}
-	base := filepath.Join(out, "base", commit)
+	base := filepath.Join(out, ".base", commit)
 	if treeHash(t, base) != treeHash(t, fresh) {
 		t.Errorf("the base tree %s differs from a fresh checkout", base)
 	}
@@ -184,9 +186,16 @@ success:
 		if b, err := os.ReadFile(filepath.Join(out, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.Worktree != wantMode {
 			t.Errorf("%s: manifest worktree %q (%s) %v", wantMode, m.Worktree, m.WorktreeReason, err)
 		}
+		// ingest reads the run folder's results only, not the base
+		// tree's or the kept folders' files (the repository has a CSV).
+		if ds, err := ingest.Load([]string{out}, ingest.Options{}); err != nil {
+			t.Errorf("%s: ingest of the run folder: %v", wantMode, err)
+		} else if ds.Err() != nil || len(ds.Runs) != 2 {
+			t.Errorf("%s: ingest of the run folder: %v, %d runs", wantMode, ds.Err(), len(ds.Runs))
+		}
 		if mode == "" {
 			checkBase(t, spec, out)
-		} else if _, err := os.Stat(filepath.Join(out, "base")); err == nil {
+		} else if _, err := os.Stat(filepath.Join(out, ".base")); err == nil {
 			t.Errorf("checkout mode made a base tree")
 		}
 		got[i] = r
@@ -391,7 +400,7 @@ func TestOverlayInterruptedBaseCheckout(t *testing.T) {
 	needPython(t)
 	spec := toyTask(t, minimalSpec)
 	out := filepath.Join(t.TempDir(), "rd")
-	partial := filepath.Join(out, "base", ".tmp-0123456789ab-42")
+	partial := filepath.Join(out, ".base", ".tmp-0123456789ab-42")
 	if err := os.MkdirAll(filepath.Join(partial, "half"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -636,7 +636,7 @@ func keepFiles(globs []string, work workTree, dst string) []string {
 
 // removeWork removes the run folder dir's work tree: the checkout, or the
 // overlay's mount point, upper and work folders; keep leaves the checkout
-// or the upper folder (the run's changes over RUNDIR/base/COMMIT).
+// or the upper folder (the run's changes over RUNDIR/.base/COMMIT).
 func removeWork(dir string, keep bool) error {
 	rm := []string{"overlay-work"}
 	if fi, err := os.Lstat(filepath.Join(dir, "upper")); err == nil && fi.IsDir() && keep {
