@@ -49,7 +49,9 @@ type overlayMount struct {
 // prefix is the command line that mounts the overlay and then execs the
 // command line that follows it.
 func (o *overlayMount) prefix() []string {
-	opts := "lowerdir=" + o.Lower + ",upperdir=" + o.Upper + ",workdir=" + o.Work
+	// No redirects and no metadata-only copy-ups, whatever the kernel's
+	// defaults: mergedTree reads upper and lower by the plain rules.
+	opts := "lowerdir=" + o.Lower + ",upperdir=" + o.Upper + ",workdir=" + o.Work + ",redirect_dir=nofollow,metacopy=off"
 	a := []string{"unshare", "--mount", "--propagation", "private"}
 	if o.UserNS {
 		opts += ",userxattr"

@@ -126,7 +126,8 @@ new file mode 100644
 
 // TestWorktreeModesOps: a deletion, a rename, a mode change and a new file
 // in a new folder, seen by the run, which runs as the driver's user; the run writes a JSON metric file and
-// a file a keep glob collects, and locks a folder of its own (chmod 000),
+// a file a keep glob collects, renames a folder of the repository (read
+// by a csv_file metric and a keep glob under its new name), and locks a folder of its own (chmod 000),
 // which the driver must still remove. Both work tree modes must give the same
 // results; overlay mode must leave the base tree as checked out.
 func TestWorktreeModesOps(t *testing.T) {
@@ -142,16 +143,18 @@ run: |
   test ! -e README.md && test ! -e model.py && test -f toy_model.py && test -x run.sh &&
   test "$(cat newpkg/sub/x.py)" = "X = 42" && test -f experiment.py || exit 3
   mkdir -p locked/in && touch locked/in/f && chmod 000 locked/in locked
+  mv data moved && test ! -e data || exit 6
   mkdir -p out && printf '{"v": [1, 7]}' > out/m.json && echo note > out/note.txt && echo RESULT: 0
 timeout: 20s
 gpus: 0
 seeds: [1]
-keep: ["out/*.json", "*.md", "newpkg/*/*.py"]
+keep: ["out/*.json", "*.md", "newpkg/*/*.py", "moved/*.csv", "data/*"]
 metrics:
   result: {stdout_regex: 'RESULT: ([0-9]+)'}
   v: {json_file: out/m.json, path: v.-1}
+  y: {csv_file: moved/train.csv, row: -1, column: y}
 success:
-  exact: {result: 0, v: 7}
+  exact: {result: 0, v: 7, y: 2}
 `)
 	dir := writePatches(t, map[string]string{"ops.diff": patchOverlayOps, "offset.diff": patchOffset})
 	var got [2]*Result
@@ -166,7 +169,7 @@ success:
 		if r.Outcome != OutcomeSuccess || r.Worktree != wantMode || r.ApplyMethod != ApplyGo || r.Metrics["v"] != 7 {
 			t.Errorf("%s: %s (%s) worktree %s apply %s metrics %v", wantMode, r.Outcome, r.Reason, r.Worktree, r.ApplyMethod, r.Metrics)
 		}
-		if want := []string{"newpkg/sub/x.py", "out/m.json"}; !reflect.DeepEqual(r.Kept, want) {
+		if want := []string{"moved/train.csv", "newpkg/sub/x.py", "out/m.json"}; !reflect.DeepEqual(r.Kept, want) {
 			t.Errorf("%s: kept %v, want %v", wantMode, r.Kept, want)
 		}
 		if b, err := os.ReadFile(filepath.Join(out, "runs", r.RunID, "keep", "out", "m.json")); err != nil || string(b) != `{"v": [1, 7]}` {
@@ -443,5 +446,28 @@ func TestWorktreeEnvForcesCheckout(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
 	if json.Unmarshal(b, &m) != nil || m.Worktree != WorktreeCheckout || !strings.Contains(m.WorktreeReason, "forced") {
 		t.Errorf("manifest: %q %q", m.Worktree, m.WorktreeReason)
+	}
+}
+
+// TestRunSymlinkOutputsNotFollowed: links a run makes to host files are
+// neither read as metric files nor copied by keep globs, in both work tree
+// modes.
+func TestRunSymlinkOutputsNotFollowed(t *testing.T) {
+	t.Parallel()
+	spec := bashTask(t, "mkdir -p out && ln -s /etc/passwd out/abs.json && ln -s ../../../../../../../../etc/passwd out/rel.json && ln -s ../.. out/up && echo RESULT: 0",
+		"keep: [\"out/*\", \"out/up/*\"]\n")
+	spec2 := strings.Replace(spec, ".yaml", "2.yaml", 1)
+	b, _ := os.ReadFile(spec)
+	b = []byte(strings.Replace(string(b), "metrics:\n", "metrics:\n  a: {json_file: out/abs.json, path: x}\n  r: {json_file: out/rel.json, path: x}\n", 1))
+	if err := os.WriteFile(spec2, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := writePatches(t, map[string]string{"p.diff": patchCorrect})
+	for _, mode := range []string{"", WorktreeCheckout} {
+		_, res := runBatch(t, spec2, []string{dir}, filepath.Join(t.TempDir(), "rd"), func(o *Options) { o.Worktree = mode })
+		r := res["p.diff"]
+		if r.Outcome != OutcomeExecError || r.MetricErrors["a"] == "" || r.MetricErrors["r"] == "" || len(r.Kept) != 0 {
+			t.Errorf("worktree %s: %s (%s), metrics %v, errors %v, kept %v", r.Worktree, r.Outcome, r.Reason, r.Metrics, r.MetricErrors, r.Kept)
+		}
 	}
 }
