@@ -471,3 +471,23 @@ func TestRunSymlinkOutputsNotFollowed(t *testing.T) {
 		}
 	}
 }
+
+// TestWorktreeModeValues: an unknown Options.Worktree or RDEVAL_WORKTREE is
+// an error, not silently auto (not parallel: it sets the environment).
+func TestWorktreeModeValues(t *testing.T) {
+	spec := toyTask(t, minimalSpec)
+	s, err := LoadSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writePatches(t, map[string]string{"p.diff": patchCorrect})
+	_, err = Run(t.Context(), Options{Spec: s, Patches: []string{dir}, Out: t.TempDir(), Sandbox: SandboxNone, Worktree: "overlay"})
+	if err == nil || !strings.Contains(err.Error(), "unknown worktree mode") {
+		t.Errorf("Worktree overlay: err %v", err)
+	}
+	t.Setenv(WorktreeEnv, "chekout")
+	_, err = Run(t.Context(), Options{Spec: s, Patches: []string{dir}, Out: t.TempDir(), Sandbox: SandboxNone})
+	if err == nil || !strings.Contains(err.Error(), WorktreeEnv) {
+		t.Errorf("%s=chekout: err %v", WorktreeEnv, err)
+	}
+}

@@ -192,6 +192,12 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	default:
 		return nil, fmt.Errorf("execute: unknown sandbox %q", opts.Sandbox)
 	}
+	if opts.Worktree != "" && opts.Worktree != WorktreeCheckout {
+		return nil, fmt.Errorf("execute: unknown worktree mode %q (want \"\" for auto, or %q)", opts.Worktree, WorktreeCheckout)
+	}
+	if v := os.Getenv(WorktreeEnv); v != "" && v != WorktreeCheckout && v != "auto" {
+		return nil, fmt.Errorf("execute: %s=%q: want %s or auto (or unset)", WorktreeEnv, v, WorktreeCheckout)
+	}
 	commit, err := ResolveCommit(s.Repo, s.BaseCommit)
 	if err != nil {
 		return nil, err
