@@ -285,9 +285,18 @@ func TestOverlaySymlinks(t *testing.T) {
 	viaLink := strings.ReplaceAll(viaSub, "sub/", "lnk/")
 	dir := writePatches(t, map[string]string{"sub.diff": viaSub, "lnk.diff": viaLink})
 	out := filepath.Join(t.TempDir(), "rd")
-	_, res := runBatch(t, spec, []string{dir}, out, nil)
+	_, res := runBatch(t, spec, []string{dir}, out, func(o *Options) { o.KeepWork = true })
 	if r := res["sub.diff"]; r.Outcome != OutcomeSuccess || r.Worktree != WorktreeOverlay {
 		t.Errorf("sub.diff: %s (%s) in %s", r.Outcome, r.Reason, r.Worktree)
+	} else {
+		// The run's writes through the link are in its upper folder.
+		up := filepath.Join(out, "runs", r.RunID, "upper", "sub")
+		if b, err := os.ReadFile(filepath.Join(up, "f.txt")); err != nil || string(b) != "evil\n" {
+			t.Errorf("upper/sub/f.txt: %q %v", b, err)
+		}
+		if _, err := os.Stat(filepath.Join(up, "new")); err != nil {
+			t.Errorf("upper/sub/new: %v", err)
+		}
 	}
 	if r := res["lnk.diff"]; r.Worktree != WorktreeCheckout || r.ApplyMethod == "" {
 		t.Errorf("lnk.diff: %s (%s) in %s via %q; want a full checkout", r.Outcome, r.Reason, r.Worktree, r.ApplyMethod)
