@@ -11,7 +11,9 @@ import (
 )
 
 // bigRepo makes a git repository of n small files in 100 folders (with the
-// git CLI: go-git needs minutes to stage 10,000 files) and a task spec whose
+// git CLI: go-git needs minutes to stage 10,000 files; gc.auto=0, or the
+// commit's 10,000 loose objects start a background git gc that races the
+// temporary folder's removal) and a task spec whose
 // run command only prints the metric, so a run's time is rdeval's overhead:
 // checkout, patch apply, sandbox start, metric extraction, result write.
 func bigRepo(b *testing.B, n int) (spec, patches string) {
@@ -28,7 +30,7 @@ func bigRepo(b *testing.B, n int) (spec, patches string) {
 			b.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-q", "-m", "big"}} {
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=a", "-c", "user.email=a@example.com", "-c", "gc.auto=0", "commit", "-q", "-m", "big"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = repo
 		if out, err := cmd.CombinedOutput(); err != nil {
