@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,8 +83,10 @@ func overlaySafePath(p string) bool {
 // for runs in the run folder out, sandboxed by bwrap: it mounts an overlay
 // of a two-file lower folder over an upper folder holding one whiteout,
 // runs a bwrap command that reads, writes and deletes in it, and checks
-// where the writes landed. It returns the mount variant that worked
-// (userNS), or why none did.
+// where the writes landed. Root tries a plain mount namespace first, then
+// a user namespace (as a driver that is not root does), which works where
+// root may not mount (some containers). It returns the mount variant that
+// worked (userNS), or why none did.
 func overlayProbe(out string) (userNS bool, err error) {
 	for _, tool := range []string{"unshare", "mount", "sh", "bwrap"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -93,25 +96,42 @@ func overlayProbe(out string) (userNS bool, err error) {
 	if !overlaySafePath(out) {
 		return false, fmt.Errorf("the run folder path %q has a character overlayfs mount options cannot carry (, : \\ quote or newline)", out)
 	}
+	variants := []bool{true}
+	if os.Geteuid() == 0 {
+		variants = []bool{false, true}
+	}
+	var errs []error
+	for _, userNS := range variants {
+		err := probeVariant(out, userNS)
+		if err == nil {
+			return userNS, nil
+		}
+		errs = append(errs, err)
+	}
+	return false, errors.Join(errs...)
+}
+
+// probeVariant is one try of overlayProbe.
+func probeVariant(out string, userNS bool) error {
 	dir, err := os.MkdirTemp(out, ".overlay-probe-")
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer removeOverlayDirs(dir)
 	o := &overlayMount{Lower: filepath.Join(dir, "lower"), Upper: filepath.Join(dir, "upper"),
-		Work: filepath.Join(dir, "ovl"), Dest: filepath.Join(dir, "mnt"), UserNS: os.Geteuid() != 0}
+		Work: filepath.Join(dir, "ovl"), Dest: filepath.Join(dir, "mnt"), UserNS: userNS}
 	for _, d := range []string{o.Lower, o.Upper, o.Work, o.Dest} {
 		if err := os.Mkdir(d, 0o755); err != nil {
-			return false, err
+			return err
 		}
 	}
 	for _, f := range []string{"keep", "gone"} {
 		if err := os.WriteFile(filepath.Join(o.Lower, f), []byte(f+"\n"), 0o644); err != nil {
-			return false, err
+			return err
 		}
 	}
 	if err := syscall.Mknod(filepath.Join(o.Upper, "gone"), syscall.S_IFCHR, 0); err != nil {
-		return false, fmt.Errorf("make a whiteout: %w", err)
+		return fmt.Errorf("make a whiteout: %w", err)
 	}
 	script := `test ! -e gone && test "$(cat keep)" = keep && echo new > new && rm keep && test ! -e keep && test "$(id -u)" = "$1"`
 	argv := append(append(append(o.prefix(), "bwrap"), bwrapArgs(o.Dest, []string{dir}, nil)...), o.bwrapExtra()...)
@@ -120,22 +140,24 @@ func overlayProbe(out string) (userNS bool, err error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = o.Dest
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	name := strings.Join(argv[:slices.Index(argv, "--")], " ")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return false, fmt.Errorf("%s: %v: %s", strings.Join(argv[:4], " "), err, oneLine(string(b), 200))
+		return fmt.Errorf("%s: %v: %s", name, err, oneLine(string(b), 200))
 	}
 	if b, err := os.ReadFile(filepath.Join(o.Upper, "new")); err != nil || string(b) != "new\n" {
-		return false, fmt.Errorf("a write in the overlay did not land in the upper folder (%v)", err)
+		return fmt.Errorf("%s: a write in the overlay did not land in the upper folder (%v)", name, err)
 	}
 	if fi, err := os.Lstat(filepath.Join(o.Upper, "keep")); err != nil || !isWhiteout(fi) {
-		return false, errors.New("a deletion in the overlay left no whiteout in the upper folder")
+		return fmt.Errorf("%s: a deletion in the overlay left no whiteout in the upper folder", name)
 	}
 	if b, err := os.ReadFile(filepath.Join(o.Lower, "keep")); err != nil || string(b) != "keep\n" {
-		return false, errors.New("the overlay changed its lower folder")
+		return fmt.Errorf("%s: the overlay changed its lower folder", name)
 	}
 	if ents, _ := os.ReadDir(o.Dest); len(ents) != 0 {
-		return false, errors.New("the overlay was mounted outside its namespace")
+		return fmt.Errorf("%s: the overlay was mounted outside its namespace", name)
 	}
-	return o.UserNS, nil
+	return nil
 }
 
 // removeOverlayDirs removes dir and everything in it, first giving its

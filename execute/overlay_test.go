@@ -500,3 +500,50 @@ func TestWorktreeModeValues(t *testing.T) {
 		t.Errorf("%s=chekout: err %v", WorktreeEnv, err)
 	}
 }
+
+// TestOverlayMountVariants: each mount variant that works here (a plain
+// mount namespace needs root; a user namespace works for anyone on Linux
+// 5.11+) runs a sandboxed command whose writes land in upper, as the
+// driver's uid.
+func TestOverlayMountVariants(t *testing.T) {
+	needOverlay(t)
+	worked := 0
+	for _, userNS := range []bool{false, true} {
+		dir, err := absDir(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := probeVariant(dir, userNS); err != nil {
+			t.Logf("userNS=%v does not work here: %v", userNS, err)
+			continue
+		}
+		worked++
+		o := &overlayMount{Lower: filepath.Join(dir, "lower"), Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "ovl"), Dest: filepath.Join(dir, "work"), UserNS: userNS}
+		for _, d := range []string{o.Lower, o.Upper, o.Work, o.Dest} {
+			os.Mkdir(d, 0o755)
+		}
+		os.WriteFile(filepath.Join(o.Lower, "base.txt"), []byte("base\n"), 0o644)
+		logf := filepath.Join(dir, "log")
+		c := &command{Sandbox: SandboxBwrap, Script: `cat base.txt && echo hi > f && rm base.txt && id -u`, Dir: o.Dest,
+			Env: []string{"PATH=" + os.Getenv("PATH")}, Stdout: logf, Stderr: logf, Deadline: time.Now().Add(20 * time.Second),
+			Hide: []string{dir}, Overlay: o}
+		res, err := c.run(t.Context())
+		out, _ := os.ReadFile(logf)
+		if err != nil || res.ExitCode != 0 || string(out) != "base\n"+strconv.Itoa(os.Getuid())+"\n" {
+			t.Errorf("userNS=%v: %v exit %d, output %q", userNS, err, res.ExitCode, out)
+		}
+		if b, err := os.ReadFile(filepath.Join(o.Upper, "f")); err != nil || string(b) != "hi\n" {
+			t.Errorf("userNS=%v: upper/f %q %v", userNS, b, err)
+		}
+		if fi, err := os.Lstat(filepath.Join(o.Upper, "base.txt")); err != nil || !isWhiteout(fi) {
+			t.Errorf("userNS=%v: no whiteout for base.txt (%v)", userNS, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(o.Lower, "base.txt")); string(b) != "base\n" {
+			t.Errorf("userNS=%v: lower changed", userNS)
+		}
+		removeOverlayDirs(dir)
+	}
+	if worked == 0 {
+		t.Fatal("no variant worked, though the probe did")
+	}
+}
