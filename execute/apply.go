@@ -134,34 +134,40 @@ func firstLine(out []byte, err error) string {
 // dir untouched. Paths come from ParsePatch's vetted FileChanges and all
 // file access goes through an os.Root, so nothing is written outside dir.
 func applyGo(dir string, data []byte, p *Patch) error {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	files, _, err := gitdiff.Parse(bytes.NewReader(data))
-	if err != nil {
-		return &PatchError{Msg: err.Error()}
-	}
-	if len(files) != len(p.Files) {
-		return &PatchError{Msg: "patch parsed differently from vetting"}
-	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-
-	type state struct {
-		data   []byte
-		mode   fs.FileMode
-		exists bool
+	order, final, err := planGo(data, p, rootReader(root))
+	if err != nil {
+		return err
 	}
-	overlay := map[string]*state{}
-	read := func(p string) (*state, error) {
-		if st, ok := overlay[p]; ok {
-			return st, nil
+	// Deletions first, so that a rename onto a deleted path works.
+	for _, p := range order {
+		if st := final[p]; !st.exists {
+			if err := root.Remove(filepath.FromSlash(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return &PatchError{File: p, Msg: err.Error()}
+			}
 		}
+	}
+	return writeFiles(root, order, final)
+}
+
+// fileState is a file as the patch leaves it.
+type fileState struct {
+	data   []byte
+	mode   fs.FileMode
+	exists bool
+}
+
+// rootReader reads the regular file p (slash-separated) of root: absent
+// files give a state with exists false, other kinds of files an error.
+func rootReader(root *os.Root) func(p string) (*fileState, error) {
+	return func(p string) (*fileState, error) {
 		fi, err := root.Lstat(filepath.FromSlash(p))
 		if errors.Is(err, fs.ErrNotExist) {
-			return &state{}, nil
+			return &fileState{}, nil
 		}
 		if err != nil {
 			return nil, err
@@ -173,83 +179,15 @@ func applyGo(dir string, data []byte, p *Patch) error {
 		if err != nil {
 			return nil, err
 		}
-		return &state{data: b, mode: fi.Mode().Perm(), exists: true}, nil
+		return &fileState{data: b, mode: fi.Mode().Perm(), exists: true}, nil
 	}
-	var order []string
-	set := func(p string, st *state) {
-		if _, ok := overlay[p]; !ok {
-			order = append(order, p)
-		}
-		overlay[p] = st
-	}
-	for i, f := range files {
-		fc := p.Files[i]
-		fail := func(msg string) error { return &PatchError{File: fc.Path, Msg: msg} }
-		src := fc.Path
-		if fc.OldPath != "" {
-			src = fc.OldPath
-		}
-		old, err := read(src)
-		if err != nil {
-			return fail(err.Error())
-		}
-		switch {
-		case fc.Op == "A" && old.exists:
-			return fail("file to create already exists")
-		case fc.Op != "A" && !old.exists:
-			return fail("file to patch does not exist")
-		}
-		if (fc.Op == "R" || fc.Op == "C") && fc.Path != fc.OldPath {
-			if dst, err := read(fc.Path); err != nil || dst.exists {
-				return fail("rename or copy target already exists")
-			}
-		}
-		for _, frag := range f.TextFragments {
-			// go-gitdiff v0.9.0 puts a pure insertion without context
-			// (git diff -U0: "@@ -N,0 +M,k @@") one line early, without an
-			// error (bluekeyes/go-gitdiff PR #81). Leave such patches to the
-			// git apply / patch steps of the cascade.
-			if frag.OldLines == 0 && frag.LeadingContext == 0 && frag.OldPosition > 0 && fc.Op != "A" {
-				return fail("zero-context insertion, which go-gitdiff misplaces; left to git apply")
-			}
-		}
-		var buf bytes.Buffer
-		if err := gitdiff.Apply(&buf, bytes.NewReader(old.data), f); err != nil {
-			return fail(strings.TrimPrefix(err.Error(), "gitdiff: "))
-		}
-		mode := old.mode
-		if fc.Op == "A" {
-			mode = 0o644
-		}
-		if m := fc.NewMode; m != 0 {
-			mode = 0o644
-			if m&0o111 != 0 {
-				mode = 0o755
-			}
-		}
-		switch fc.Op {
-		case "D":
-			if buf.Len() != 0 {
-				return fail("deletion does not match the file's content")
-			}
-			set(fc.Path, &state{})
-		case "R":
-			set(fc.OldPath, &state{})
-			set(fc.Path, &state{data: buf.Bytes(), mode: mode, exists: true})
-		default:
-			set(fc.Path, &state{data: buf.Bytes(), mode: mode, exists: true})
-		}
-	}
-	// Deletions first, so that a rename onto a deleted path works.
+}
+
+// writeFiles writes the files of final that exist, in order, creating
+// their folders (mode 0755).
+func writeFiles(root *os.Root, order []string, final map[string]*fileState) error {
 	for _, p := range order {
-		if st := overlay[p]; !st.exists {
-			if err := root.Remove(filepath.FromSlash(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return &PatchError{File: p, Msg: err.Error()}
-			}
-		}
-	}
-	for _, p := range order {
-		st := overlay[p]
+		st := final[p]
 		if !st.exists {
 			continue
 		}
@@ -267,4 +205,92 @@ func applyGo(dir string, data []byte, p *Patch) error {
 		}
 	}
 	return nil
+}
+
+// planGo computes with go-gitdiff what the patch makes of every file it
+// touches, reading the pristine files with read. It returns the touched
+// paths in patch order and their final states (exists false: deleted).
+func planGo(data []byte, p *Patch, read0 func(p string) (*fileState, error)) ([]string, map[string]*fileState, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	files, _, err := gitdiff.Parse(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, &PatchError{Msg: err.Error()}
+	}
+	if len(files) != len(p.Files) {
+		return nil, nil, &PatchError{Msg: "patch parsed differently from vetting"}
+	}
+	overlay := map[string]*fileState{}
+	read := func(p string) (*fileState, error) {
+		if st, ok := overlay[p]; ok {
+			return st, nil
+		}
+		return read0(p)
+	}
+	var order []string
+	set := func(p string, st *fileState) {
+		if _, ok := overlay[p]; !ok {
+			order = append(order, p)
+		}
+		overlay[p] = st
+	}
+	for i, f := range files {
+		fc := p.Files[i]
+		fail := func(msg string) error { return &PatchError{File: fc.Path, Msg: msg} }
+		src := fc.Path
+		if fc.OldPath != "" {
+			src = fc.OldPath
+		}
+		old, err := read(src)
+		if err != nil {
+			return nil, nil, fail(err.Error())
+		}
+		switch {
+		case fc.Op == "A" && old.exists:
+			return nil, nil, fail("file to create already exists")
+		case fc.Op != "A" && !old.exists:
+			return nil, nil, fail("file to patch does not exist")
+		}
+		if (fc.Op == "R" || fc.Op == "C") && fc.Path != fc.OldPath {
+			if dst, err := read(fc.Path); err != nil || dst.exists {
+				return nil, nil, fail("rename or copy target already exists")
+			}
+		}
+		for _, frag := range f.TextFragments {
+			// go-gitdiff v0.9.0 puts a pure insertion without context
+			// (git diff -U0: "@@ -N,0 +M,k @@") one line early, without an
+			// error (bluekeyes/go-gitdiff PR #81). Leave such patches to the
+			// git apply / patch steps of the cascade.
+			if frag.OldLines == 0 && frag.LeadingContext == 0 && frag.OldPosition > 0 && fc.Op != "A" {
+				return nil, nil, fail("zero-context insertion, which go-gitdiff misplaces; left to git apply")
+			}
+		}
+		var buf bytes.Buffer
+		if err := gitdiff.Apply(&buf, bytes.NewReader(old.data), f); err != nil {
+			return nil, nil, fail(strings.TrimPrefix(err.Error(), "gitdiff: "))
+		}
+		mode := old.mode
+		if fc.Op == "A" {
+			mode = 0o644
+		}
+		if m := fc.NewMode; m != 0 {
+			mode = 0o644
+			if m&0o111 != 0 {
+				mode = 0o755
+			}
+		}
+		switch fc.Op {
+		case "D":
+			if buf.Len() != 0 {
+				return nil, nil, fail("deletion does not match the file's content")
+			}
+			set(fc.Path, &fileState{})
+		case "R":
+			set(fc.OldPath, &fileState{})
+			set(fc.Path, &fileState{data: buf.Bytes(), mode: mode, exists: true})
+		default:
+			set(fc.Path, &fileState{data: buf.Bytes(), mode: mode, exists: true})
+		}
+	}
+	return order, overlay, nil
 }

@@ -41,7 +41,11 @@
 // scheduling (DiscoverGPUs, SelectGPUs; each run gets its GPUs alone,
 // by UUID and device binds), resource limits (Limits), an append-only
 // journal and resume (ReadJournal, Status), on the local sandbox or the
-// docker, podman or slurm backends. Calibrate and WriteGold make the
+// docker, podman or slurm backends. With the local bwrap sandbox a run's
+// work tree is an overlayfs of one base checkout per run folder
+// (RUNDIR/.base/COMMIT) and the run's own upper folder, so a run writes
+// only what it changes (overlay.go, overlayview.go); elsewhere, or with
+// RDEVAL_WORKTREE=checkout, every run gets a full checkout. Calibrate and WriteGold make the
 // calibrated success ranges of `rdeval execute gold`. docs/execute.md is
 // the full reference.
 //

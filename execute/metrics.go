@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -30,7 +28,7 @@ const maxMetricFile = 64 << 20
 // extractMetrics reads every metric of the spec from a finished run:
 // stdout is the run's stdout.log, work the work tree. It returns the
 // values found and an error message per metric not found.
-func extractMetrics(s *Spec, stdoutPath, work string) (map[string]float64, map[string]string) {
+func extractMetrics(s *Spec, stdoutPath string, work workTree) (map[string]float64, map[string]string) {
 	vals := map[string]float64{}
 	errs := map[string]string{}
 	var stdout []byte
@@ -90,15 +88,10 @@ func parseNumber(s string) (float64, error) {
 }
 
 // readWorkFile reads a regular file inside the work tree, confined to it.
-func readWorkFile(work, rel string) ([]byte, error) {
-	root, err := os.OpenRoot(work)
+func readWorkFile(work workTree, rel string) ([]byte, error) {
+	f, err := work.open(rel)
 	if err != nil {
 		return nil, err
-	}
-	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rel, errors.Unwrap(err))
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -118,7 +111,7 @@ func readWorkFile(work, rel string) ([]byte, error) {
 	return b, nil
 }
 
-func fromJSON(e Extractor, work string) (float64, error) {
+func fromJSON(e Extractor, work workTree) (float64, error) {
 	b, err := readWorkFile(work, e.JSONFile)
 	if err != nil {
 		return 0, err
@@ -158,7 +151,7 @@ func fromJSON(e Extractor, work string) (float64, error) {
 	return 0, fmt.Errorf("%s: %s is not a number", e.JSONFile, e.Path)
 }
 
-func fromCSV(e Extractor, work string) (float64, error) {
+func fromCSV(e Extractor, work workTree) (float64, error) {
 	b, err := readWorkFile(work, e.CSVFile)
 	if err != nil {
 		return 0, err

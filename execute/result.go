@@ -25,7 +25,10 @@ type Result struct {
 	FailedFile string `json:"failed_file,omitempty"`
 	Sandbox    string `json:"sandbox"`
 	// Backend is where the commands ran: local, docker, podman or slurm.
-	Backend    string `json:"backend,omitempty"`
+	Backend string `json:"backend,omitempty"`
+	// Worktree is how the work tree was made: "overlay" (the base tree
+	// under the run's own upper folder) or "checkout" (a full checkout).
+	Worktree   string `json:"worktree,omitempty"`
 	BaseCommit string `json:"base_commit"`
 	// Metrics are the values found; MetricErrors say why others are not.
 	Metrics      map[string]float64 `json:"metrics"`
@@ -68,6 +71,10 @@ type Manifest struct {
 	Commit     string `json:"base_commit_resolved"`
 	Sandbox    string `json:"sandbox"`
 	Backend    string `json:"backend,omitempty"`
+	// Worktree is how the last driver made work trees ("overlay" or
+	// "checkout"; see Result.Worktree), WorktreeReason why not overlay.
+	Worktree       string `json:"worktree,omitempty"`
+	WorktreeReason string `json:"worktree_reason,omitempty"`
 	// RdevalVersion is the version of the last driver that used the folder.
 	RdevalVersion string        `json:"rdeval_version,omitempty"`
 	UpdatedAt     string        `json:"updated_at"`

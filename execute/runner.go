@@ -60,6 +60,11 @@ type Options struct {
 	// which calibrate it): a run that exits 0 with every metric found is
 	// success.
 	NoJudge bool
+	// Worktree is how run work trees are made: "" (auto: WorktreeOverlay
+	// when the local bwrap sandbox can mount overlays here, else
+	// WorktreeCheckout; the RDEVAL_WORKTREE environment variable may force
+	// checkout) or WorktreeCheckout (always a full checkout per run).
+	Worktree string
 	// OnResult, if set, is called after each run finishes or is skipped
 	// (from the worker goroutines, one call at a time).
 	OnResult func(r *Result, skipped bool)
@@ -187,6 +192,12 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	default:
 		return nil, fmt.Errorf("execute: unknown sandbox %q", opts.Sandbox)
 	}
+	if opts.Worktree != "" && opts.Worktree != WorktreeCheckout {
+		return nil, fmt.Errorf("execute: unknown worktree mode %q (want \"\" for auto, or %q)", opts.Worktree, WorktreeCheckout)
+	}
+	if v := os.Getenv(WorktreeEnv); v != "" && v != WorktreeCheckout && v != "auto" {
+		return nil, fmt.Errorf("execute: %s=%q: want %s or auto (or unset)", WorktreeEnv, v, WorktreeCheckout)
+	}
 	commit, err := ResolveCommit(s.Repo, s.BaseCommit)
 	if err != nil {
 		return nil, err
@@ -238,7 +249,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer lock.Close()
-	if err := updateManifest(out, s, commit, opts.Sandbox, opts.Backend, opts.Version, plan); err != nil {
+	if err := cleanBaseTemps(out); err != nil {
+		return nil, err
+	}
+	mode, userNS, why := worktreeMode(&opts, out)
+	if err := updateManifest(out, s, commit, opts.Sandbox, opts.Backend, opts.Version, mode, why, plan); err != nil {
 		return nil, err
 	}
 	jr, err := openJournal(out)
@@ -261,7 +276,8 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			}
 		}
 	}
-	b := &batch{opts: &opts, out: out, commit: commit, gpus: newPool(len(opts.GPUs)), cpus: newPool(len(opts.CPUSet)), journal: jr, journaled: journaled}
+	b := &batch{opts: &opts, out: out, commit: commit, gpus: newPool(len(opts.GPUs)), cpus: newPool(len(opts.CPUSet)), journal: jr, journaled: journaled,
+		overlay: mode == WorktreeOverlay, userNS: userNS}
 	sum := &Summary{Results: make([]*Result, len(plan))}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -324,7 +340,7 @@ feed:
 
 // updateManifest writes RUNDIR/manifest.json with the runs planned now
 // added to those of earlier invocations.
-func updateManifest(out string, s *Spec, commit, sandbox, backend, version string, plan []plannedRun) error {
+func updateManifest(out string, s *Spec, commit, sandbox, backend, version, worktree, worktreeWhy string, plan []plannedRun) error {
 	path := filepath.Join(out, "manifest.json")
 	m := Manifest{}
 	if b, err := os.ReadFile(path); err == nil {
@@ -342,6 +358,7 @@ func updateManifest(out string, s *Spec, commit, sandbox, backend, version strin
 	}
 	m.TaskID, m.TaskFile, m.Repo, m.BaseCommit, m.Commit, m.Sandbox = s.ID, s.File, s.Repo, s.BaseCommit, commit, sandbox
 	m.Backend, m.RdevalVersion = backend, version
+	m.Worktree, m.WorktreeReason = worktree, worktreeWhy
 	m.UpdatedAt = stamp(time.Now())
 	have := map[string]bool{}
 	for _, r := range m.Runs {
@@ -363,6 +380,10 @@ type batch struct {
 	gpus, cpus  *pool // slots index opts.GPUs and opts.CPUSet
 	journal     *journal
 	journaled   map[string]bool // run ids with a run_finish entry before this batch (read-only)
+	// overlay: runs get overlay work trees over base (see worktreeMode),
+	// mounted in a user namespace when userNS.
+	overlay, userNS bool
+	base            baseCache
 }
 
 // runOne does one run, or returns its earlier result.
@@ -386,7 +407,7 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	if err := b.journal.add(JournalEntry{Event: EventRunStart, RunID: p.RunID}); err != nil {
 		return nil, false, err
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := removeOverlayDirs(dir); err != nil {
 		return nil, false, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -404,10 +425,8 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 		if err := b.journal.add(JournalEntry{Event: EventRunFinish, RunID: r.RunID, Outcome: r.Outcome, Reason: oneLine(r.Reason, 300)}); err != nil {
 			return nil, false, err
 		}
-		if !opts.KeepWork {
-			if err := os.RemoveAll(filepath.Join(dir, "work")); err != nil {
-				return nil, false, err
-			}
+		if err := removeWork(dir, opts.KeepWork); err != nil {
+			return nil, false, err
 		}
 		return r, false, nil
 	}
@@ -439,24 +458,49 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	}
 
 	work := filepath.Join(dir, "work")
-	checkout := func() error {
-		if err := os.RemoveAll(work); err != nil {
-			return err
-		}
-		_, err := Checkout(s.Repo, commit, work)
-		return err
-	}
-	if err := checkout(); err != nil {
-		return nil, false, err
-	}
-	method, err := applyCascade(ctx, work, p.data, patch, dir, checkout)
-	if err != nil {
-		var ae *ApplyError
-		if !errors.As(err, &ae) {
+	var tree workTree = dirTree(work)
+	var ov *overlayMount
+	r.Worktree = WorktreeCheckout
+	if b.overlay {
+		base, err := b.base.get(out, s.Repo, commit)
+		if err != nil {
 			return nil, false, err
 		}
-		r.Outcome, r.Reason, r.FailedFile = OutcomePatchFailed, ae.Error(), ae.File
-		return finish()
+		o := &overlayMount{Lower: base, Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "overlay-work"), Dest: work, UserNS: b.userNS}
+		for _, d := range []string{o.Upper, o.Work, o.Dest} {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				return nil, false, err
+			}
+		}
+		if err := applyOverlay(base, o.Upper, p.data, patch); err == nil {
+			ov, tree, r.Worktree = o, mergedTree{Upper: o.Upper, Lower: base}, WorktreeOverlay
+		} else if err := removeWork(dir, false); err != nil {
+			// go-gitdiff failed, or the patch goes through a link:
+			// a full checkout and the whole cascade, as without overlays.
+			return nil, false, err
+		}
+	}
+	method := ApplyGo
+	if ov == nil {
+		checkout := func() error {
+			if err := os.RemoveAll(work); err != nil {
+				return err
+			}
+			_, err := Checkout(s.Repo, commit, work)
+			return err
+		}
+		if err := checkout(); err != nil {
+			return nil, false, err
+		}
+		method, err = applyCascade(ctx, work, p.data, patch, dir, checkout)
+		if err != nil {
+			var ae *ApplyError
+			if !errors.As(err, &ae) {
+				return nil, false, err
+			}
+			r.Outcome, r.Reason, r.FailedFile = OutcomePatchFailed, ae.Error(), ae.File
+			return finish()
+		}
 	}
 	r.ApplyMethod = method
 
@@ -512,7 +556,7 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 		return &command{Sandbox: opts.Sandbox, Script: script, Dir: work, Env: env,
 			Stdout: stdout, Stderr: stderr, Deadline: deadline, Hide: hide,
 			Devices: devices, CPUs: cpus, Limits: limits, Backend: opts.Backend, Image: opts.Image,
-			Name: "rdeval-" + p.RunID + "-" + phase, GPUs: gpus, SlurmGPUs: s.GPUs, SlurmCPUs: s.CPUs}
+			Name: "rdeval-" + p.RunID + "-" + phase, GPUs: gpus, SlurmGPUs: s.GPUs, SlurmCPUs: s.CPUs, Overlay: ov}
 	}
 	deadline := time.Now().Add(s.Timeout)
 	var cr commandResult
@@ -551,12 +595,12 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	r.WallS, r.CPUS, r.MaxRSSKB, r.LogsTruncated = setupWall+cr.Wall.Seconds(), setupCPU+cr.CPU.Seconds(), cr.MaxRSSKB, cr.Truncated
 	r.PeakTasks, r.PeakRSSKB = max(r.PeakTasks, cr.PeakTasks), max(r.PeakRSSKB, cr.PeakRSS>>10)
 
-	vals, merrs := extractMetrics(s, filepath.Join(dir, "stdout.log"), work)
+	vals, merrs := extractMetrics(s, filepath.Join(dir, "stdout.log"), tree)
 	r.Metrics = vals
 	if len(merrs) > 0 {
 		r.MetricErrors = merrs
 	}
-	r.Kept = keepFiles(s.Keep, work, filepath.Join(dir, "keep"))
+	r.Kept = keepFiles(s.Keep, tree, filepath.Join(dir, "keep"))
 	switch {
 	case cr.TimedOut:
 		r.Outcome, r.Reason = OutcomeTimeout, fmt.Sprintf("ran past the %v timeout", s.Timeout)
@@ -580,34 +624,38 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	return finish()
 }
 
-// keepFiles copies the regular files matching the globs from work into
-// dst, keeping their relative paths; it returns them, sorted. Symbolic
-// links are not followed.
-func keepFiles(globs []string, work, dst string) []string {
+// keepFiles copies the regular files matching the globs from the work
+// tree into dst, keeping their relative paths; it returns them, sorted.
+// Symbolic links are not followed.
+func keepFiles(globs []string, work workTree, dst string) []string {
 	var kept []string
 	for _, g := range globs {
-		matches, _ := filepath.Glob(filepath.Join(work, filepath.FromSlash(g)))
-		for _, m := range matches {
-			rel, err := filepath.Rel(work, m)
-			if err != nil || strings.HasPrefix(rel, "..") {
-				continue
-			}
-			fi, err := os.Lstat(m)
-			if err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			// A glob may pass through a symlinked folder: keep only files
-			// that really are inside the work tree.
-			if real, err := filepath.EvalSymlinks(m); err != nil || !strings.HasPrefix(real, work+string(filepath.Separator)) {
-				continue
-			}
-			if copyFile(m, filepath.Join(dst, rel)) == nil {
-				kept = append(kept, filepath.ToSlash(rel))
+		for _, m := range work.keepMatches(g) {
+			if copyFile(m[1], filepath.Join(dst, filepath.FromSlash(m[0]))) == nil {
+				kept = append(kept, m[0])
 			}
 		}
 	}
 	sort.Strings(kept)
 	return kept
+}
+
+// removeWork removes the run folder dir's work tree: the checkout, or the
+// overlay's mount point, upper and work folders; keep leaves the checkout
+// or the upper folder (the run's changes over RUNDIR/.base/COMMIT).
+func removeWork(dir string, keep bool) error {
+	rm := []string{"overlay-work"}
+	if fi, err := os.Lstat(filepath.Join(dir, "upper")); err == nil && fi.IsDir() && keep {
+		rm = append(rm, "work") // only the empty mount point
+	} else if !keep {
+		rm = append(rm, "work", "upper")
+	}
+	for _, n := range rm {
+		if err := removeOverlayDirs(filepath.Join(dir, n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func copyFile(src, dst string) error {

@@ -140,8 +140,12 @@ func toyTask(t *testing.T, spec string) string {
 		t.Fatal(err)
 	}
 	files := map[string]string{"experiment.py": toyExperiment, "model.py": toyModel, "README.md": "toy\n",
-		"run.sh": "#!/bin/bash\nexec python3 experiment.py --seed \"$RDEVAL_SEED\"\n"}
+		"run.sh": "#!/bin/bash\nexec python3 experiment.py --seed \"$RDEVAL_SEED\"\n",
+		// A CSV of the repository's own, which readers of run folders
+		// (ingest) must not take for an input.
+		"data/train.csv": "x,y\n1,2\n"}
 	for name, data := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(repoDir, name)), 0o755)
 		if err := os.WriteFile(filepath.Join(repoDir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -132,6 +132,9 @@ type command struct {
 	// SlurmGPUs and SlurmCPUs are the job's --gres=gpu:N and
 	// --cpus-per-task (BackendSlurm).
 	SlurmGPUs, SlurmCPUs int
+	// Overlay, for an overlay-mode run (bwrap only), is mounted at Dir in
+	// a mount namespace of the command's own before bwrap starts.
+	Overlay *overlayMount
 }
 
 func (c *command) container() bool { return c.Backend == BackendDocker || c.Backend == BackendPodman }
@@ -291,10 +294,20 @@ func (c *command) argv() ([]string, error) {
 		}
 		argv = []string{"taskset", "-c", strings.Join(cpus, ",")}
 	}
+	if c.Overlay != nil && (c.Sandbox != SandboxBwrap || c.Backend != BackendLocal && c.Backend != "") {
+		return nil, fmt.Errorf("an overlay work tree needs the local backend's bwrap sandbox, not %s/%s", c.Backend, c.Sandbox)
+	}
 	inner := []string{"bash", "-c", limitPrelude(c.Limits, c.Sandbox == SandboxBwrap), "rdeval-limits", c.Script}
 	switch c.Sandbox {
 	case SandboxBwrap:
-		argv = append(append(append(argv, "bwrap"), bwrapArgs(c.Dir, c.Hide, c.Devices)...), "--")
+		if c.Overlay != nil {
+			argv = append(argv, c.Overlay.prefix()...)
+		}
+		argv = append(append(argv, "bwrap"), bwrapArgs(c.Dir, c.Hide, c.Devices)...)
+		if c.Overlay != nil {
+			argv = append(argv, c.Overlay.bwrapExtra()...)
+		}
+		argv = append(argv, "--")
 	case SandboxUnshare:
 		argv = append(append(argv, "unshare"), unshareArgs()...)
 	case SandboxNone:

@@ -36,7 +36,9 @@ type RunOptions struct {
 	Image     string
 	NoSandbox bool
 	KeepWork  bool
-	Format    string
+	// Worktree is auto (overlay work trees where they work) or checkout.
+	Worktree string
+	Format   string
 	// Meta labels the patches (a PATCH.meta.json sidecar overrides it).
 	Meta execute.PatchMeta
 }
@@ -142,6 +144,9 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
 				return err
 			}
+			if opts.Worktree != "auto" && opts.Worktree != execute.WorktreeCheckout {
+				return cmdutil.Usagef("--worktree %q: want auto or checkout", opts.Worktree)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -158,7 +163,8 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 	fl.StringVar(&opts.Backend, "backend", "local", "where runs execute: local (sandbox here), docker, podman (the spec's image) or slurm (sbatch jobs)")
 	fl.StringVar(&opts.Image, "image", "", "container image for --backend docker|podman (default: the spec's image)")
 	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "run agent code unconfined when no sandbox works (dangerous: it can use the network and write anywhere)")
-	fl.BoolVar(&opts.KeepWork, "keep-work", false, "keep each run's work tree (default: removed once result.json is written)")
+	fl.BoolVar(&opts.KeepWork, "keep-work", false, "keep each run's work tree, or with overlay work trees its upper folder (default: removed once result.json is written)")
+	fl.StringVar(&opts.Worktree, "worktree", "auto", "how run work trees are made: auto (an overlay of one cached base checkout where the bwrap sandbox can mount it, else a full checkout per run; RDEVAL_WORKTREE=checkout forces checkout) or checkout")
 	fl.StringVarP(&opts.Format, "format", "f", cmdutil.FormatTable, "output: table, json or csv (one row per run)")
 	fl.StringVar(&opts.Meta.Agent, "agent", "", "agent that made the patches, recorded in result.json (a PATCH.meta.json sidecar overrides)")
 	fl.StringVar(&opts.Meta.Framework, "framework", "", "agent framework (scaffold), e.g. openhands, aider")
@@ -197,10 +203,14 @@ func Run(opts *RunOptions) error {
 	if files, err := execute.PatchFiles(opts.Patches); err == nil {
 		total = len(files) * len(spec.Seeds) * opts.Repeats
 	}
+	worktree := opts.Worktree // "" is auto
+	if worktree == "auto" {
+		worktree = ""
+	}
 	start := time.Now()
 	sum, err := execute.Run(ctx, execute.Options{
 		Spec: spec, Patches: opts.Patches, Out: opts.Out, Jobs: opts.Jobs, Repeats: opts.Repeats,
-		Sandbox: sandbox, KeepWork: opts.KeepWork, GPUs: gpus, Meta: opts.Meta, Backend: opts.Backend, Image: opts.Image, Version: buildinfo.Version(),
+		Sandbox: sandbox, KeepWork: opts.KeepWork, Worktree: worktree, GPUs: gpus, Meta: opts.Meta, Backend: opts.Backend, Image: opts.Image, Version: buildinfo.Version(),
 		OnResult: func(r *execute.Result, skipped bool) {
 			done++
 			if opts.IO.ErrTTY {

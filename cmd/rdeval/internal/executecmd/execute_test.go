@@ -81,6 +81,21 @@ func TestExecuteRun(t *testing.T) {
 	if err != nil || !strings.Contains(errOut, "(0 now, 4 done before)") {
 		t.Fatalf("rerun: %v\n%s", err, errOut)
 	}
+	// --worktree checkout: every applied patch gets a full checkout.
+	args[6] = filepath.Join(t.TempDir(), "rd2")
+	out, errOut, err = run(t, append(args, "--worktree", "checkout")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	res = nil
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, r := range res {
+		if r.Outcome == execute.OutcomeSuccess && r.Worktree != execute.WorktreeCheckout {
+			t.Errorf("--worktree checkout: %s made a %q work tree", r.RunID, r.Worktree)
+		}
+	}
 }
 
 func TestExecuteRunUsage(t *testing.T) {
@@ -93,6 +108,7 @@ func TestExecuteRunUsage(t *testing.T) {
 		{[]string{"--gpus", "0,x"}, "--gpus"},
 		{[]string{"--backend", "lsf"}, "want local, docker, podman or slurm"},
 		{[]string{"--jobs", "0"}, "--jobs"},
+		{[]string{"--worktree", "overlay"}, "want auto or checkout"},
 	} {
 		_, _, err := run(t, append(base, tc.extra...)...)
 		var ue *cmdutil.UsageError
