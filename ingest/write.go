@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // Output file formats.
@@ -239,8 +238,7 @@ func writeParquetBatches(w io.Writer, schema *arrow.Schema, n int, rec func(lo, 
 		defer r.Release()
 		return writeParquet(w, r, version)
 	}
-	fw, err := pqarrow.NewFileWriter(schema, w, parquetProps(version, schema),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	pw, err := newPQWriter(w, schema, parquetProps(version, schema))
 	if err != nil {
 		return err
 	}
@@ -264,33 +262,41 @@ func writeParquetBatches(w io.Writer, schema *arrow.Schema, n int, rec func(lo, 
 			r.Release()
 		}
 	}()
-	first := true
 	for r := range recs {
-		if !first {
-			fw.NewBufferedRowGroup()
-		}
-		first = false
-		err := fw.WriteBuffered(r)
+		err := pw.writeRowGroup(r)
 		r.Release()
 		if err != nil {
-			fw.Close()
 			return err
 		}
 	}
-	return fw.Close()
+	return pw.Close()
 }
 
+// writeParquet writes rec as Parquet, in row groups of rowGroupRows rows
+// (one, possibly empty, when rec has no rows), each row group's columns
+// encoded concurrently (pqWriter). The bytes are those of
+// pqarrow.FileWriter.WriteBuffered(rec) with the same properties.
 func writeParquet(w io.Writer, rec arrow.RecordBatch, version string) error {
-	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, parquetProps(version, rec.Schema()),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	pw, err := newPQWriter(w, rec.Schema(), parquetProps(version, rec.Schema()))
 	if err != nil {
 		return err
 	}
-	if err := fw.WriteBuffered(rec); err != nil {
-		fw.Close()
-		return err
+	n := rec.NumRows()
+	for lo := int64(0); lo < n || lo == 0; lo += int64(rowGroupRows) {
+		if lo == 0 && n <= int64(rowGroupRows) {
+			if err := pw.writeRowGroup(rec); err != nil {
+				return err
+			}
+			break
+		}
+		part := rec.NewSlice(lo, min(lo+int64(rowGroupRows), n))
+		err := pw.writeRowGroup(part)
+		part.Release()
+		if err != nil {
+			return err
+		}
 	}
-	return fw.Close()
+	return pw.Close()
 }
 
 func writeIPC(w io.Writer, rec arrow.RecordBatch) error {
