@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -228,28 +229,37 @@ func buildRecord[R any](schema *arrow.Schema, cols []colDef[R], rows []R) arrow.
 	b := array.NewRecordBuilder(memPool, schema)
 	defer b.Release()
 	b.Reserve(len(rows))
-	workers := runtime.GOMAXPROCS(0)
-	if workers <= 1 || len(rows) < 4096 {
-		for ci, c := range cols {
-			c.build(b.Field(ci), rows)
-		}
-		return b.NewRecordBatch()
-	}
-	next := make(chan int, len(cols))
-	for ci := range cols {
-		next <- ci
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(workers, len(cols)) {
-		wg.Go(func() {
-			for ci := range next {
-				cols[ci].build(b.Field(ci), rows)
-			}
-		})
-	}
-	wg.Wait()
+	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { cols[ci].build(b.Field(ci), rows) })
 	return b.NewRecordBatch()
+}
+
+// parallelBuildRows is the least number of rows whose Arrow columns are
+// filled concurrently (a variable so that tests reach the parallel path
+// with small tables).
+var parallelBuildRows = 4096
+
+// forEachParallel calls f(0) … f(n-1), on up to GOMAXPROCS goroutines when
+// parallel is set (each i once; the calls must be independent).
+func forEachParallel(n int, parallel bool, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if !parallel || workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			f(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
 }
 
 // readRecord appends the rows of rec to out, matching columns by name.

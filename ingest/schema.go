@@ -157,36 +157,58 @@ func scoreLogRecord(schema *arrow.Schema, rows []ScoreEntry) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memPool, schema)
 	defer b.Release()
 	b.Reserve(len(rows))
-	runID := b.Field(0).(*array.StringBuilder)
-	elapsed := b.Field(1).(*array.Float64Builder)
-	scored := b.Field(2).(*array.TimestampBuilder)
-	raw := b.Field(3).(*array.Float64Builder)
-	msg := b.Field(4).(*array.StringBuilder)
-	n := 0
-	for i := range rows {
-		n += len(rows[i].RunID)
+	cols := []func(){
+		func() {
+			runID := b.Field(0).(*array.StringBuilder)
+			n := 0
+			for i := range rows {
+				n += len(rows[i].RunID)
+			}
+			runID.ReserveData(n)
+			for i := range rows {
+				runID.Append(rows[i].RunID)
+			}
+		},
+		func() {
+			elapsed := b.Field(1).(*array.Float64Builder)
+			for i := range rows {
+				if e := &rows[i]; e.ElapsedS.Valid {
+					elapsed.UnsafeAppend(e.ElapsedS.V)
+				} else {
+					elapsed.AppendNull()
+				}
+			}
+		},
+		func() {
+			scored := b.Field(2).(*array.TimestampBuilder)
+			for i := range rows {
+				if e := &rows[i]; e.ScoredAt.Valid {
+					scored.UnsafeAppend(arrow.Timestamp(e.ScoredAt.V.UnixMicro()))
+				} else {
+					scored.AppendNull()
+				}
+			}
+		},
+		func() {
+			raw := b.Field(3).(*array.Float64Builder)
+			for i := range rows {
+				raw.UnsafeAppend(rows[i].RawScore)
+			}
+		},
+		func() {
+			msg := b.Field(4).(*array.StringBuilder)
+			for i := range rows {
+				if e := &rows[i]; e.Message.Valid {
+					msg.Append(e.Message.V)
+				} else {
+					msg.AppendNull()
+				}
+			}
+		},
 	}
-	runID.ReserveData(n)
-	for i := range rows {
-		e := &rows[i]
-		runID.Append(e.RunID)
-		if e.ElapsedS.Valid {
-			elapsed.UnsafeAppend(e.ElapsedS.V)
-		} else {
-			elapsed.AppendNull()
-		}
-		if e.ScoredAt.Valid {
-			scored.UnsafeAppend(arrow.Timestamp(e.ScoredAt.V.UnixMicro()))
-		} else {
-			scored.AppendNull()
-		}
-		raw.UnsafeAppend(e.RawScore)
-		if e.Message.Valid {
-			msg.Append(e.Message.V)
-		} else {
-			msg.AppendNull()
-		}
-	}
+	// Columns are independent: fill them on up to GOMAXPROCS goroutines
+	// (the result does not depend on how many).
+	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { cols[ci]() })
 	return b.NewRecordBatch()
 }
 

@@ -6,9 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -43,6 +40,7 @@ type pqWriter struct {
 	schema   *arrow.Schema
 	arrProps pqarrow.ArrowWriterProperties
 	leaves   []int // first leaf column of each field
+	order    []int // fields in the order they are handed to goroutines
 }
 
 // newPQWriter opens a Parquet file writer on w laid out as
@@ -91,7 +89,17 @@ func newPQWriter(w io.Writer, schema *arrow.Schema, props *parquet.WriterPropert
 	if err != nil {
 		return nil, err
 	}
-	return &pqWriter{fw: fw, schema: schema, arrProps: arrProps, leaves: leaves}, nil
+	// Dictionary-encoded (string) columns cost the most to encode: start
+	// them first, so that a long one does not run alone at the end.
+	order := make([]int, 0, len(leaves))
+	for pass := range 2 {
+		for i, f := range schema.Fields() {
+			if isStringLike(f.Type) == (pass == 0) {
+				order = append(order, i)
+			}
+		}
+	}
+	return &pqWriter{fw: fw, schema: schema, arrProps: arrProps, leaves: leaves, order: order}, nil
 }
 
 // writeRowGroup writes rec (at most the row-group limit of rows) as one
@@ -107,23 +115,10 @@ func (p *pqWriter) writeRowGroup(rec arrow.RecordBatch) error {
 	ncol := int(rec.NumCols())
 	errs := make([]error, ncol)
 	if rec.NumRows() > 0 {
-		var next atomic.Int64
-		work := func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= ncol {
-					return
-				}
-				errs[i] = p.writeColumn(rgw, i, rec.Column(i))
-			}
-		}
-		nw := min(runtime.GOMAXPROCS(0), ncol)
-		var wg sync.WaitGroup
-		for range nw - 1 {
-			wg.Go(work)
-		}
-		work()
-		wg.Wait()
+		forEachParallel(ncol, true, func(k int) {
+			i := p.order[k]
+			errs[i] = p.writeColumn(rgw, i, rec.Column(i))
+		})
 	}
 	for i, err := range errs {
 		if err != nil {
@@ -158,6 +153,14 @@ func (p *pqWriter) writeColumn(rgw file.BufferedRowGroupWriter, i int, col arrow
 	}
 	def, leafNullable := flatDefLevels(arr, 1)
 	return pqarrow.WriteArrowToColumn(ctx, cw, arr, def, nil, leafNullable)
+}
+
+func isStringLike(t arrow.DataType) bool {
+	if l, ok := t.(*arrow.ListType); ok {
+		t = l.Elem()
+	}
+	_, ok := t.(*arrow.StringType)
+	return ok
 }
 
 // noNulls and allNulls follow pqarrow's path builder (lazyNoNulls,

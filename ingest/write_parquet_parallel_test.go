@@ -186,13 +186,13 @@ func TestParquetParallelMatchesPqarrow(t *testing.T) {
 }
 
 // TestParquetParallelGOMAXPROCS writes a dataset through WriteDataset (row
-// groups built while the previous one is encoded) with GOMAXPROCS 1 and 4
-// and wants the same files.
+// groups built, their columns filled concurrently, while the previous one
+// is encoded) with GOMAXPROCS 1 and 4 and wants the same files.
 func TestParquetParallelGOMAXPROCS(t *testing.T) {
 	ds := &Dataset{Runs: randomRuns(2500, 7), Scores: randomScores(4000, 8)}
-	oldRG, oldProcs := rowGroupRows, runtime.GOMAXPROCS(0)
-	t.Cleanup(func() { rowGroupRows = oldRG; runtime.GOMAXPROCS(oldProcs) })
-	rowGroupRows = 1000
+	oldRG, oldProcs, oldBuild := rowGroupRows, runtime.GOMAXPROCS(0), parallelBuildRows
+	t.Cleanup(func() { rowGroupRows, parallelBuildRows = oldRG, oldBuild; runtime.GOMAXPROCS(oldProcs) })
+	rowGroupRows, parallelBuildRows = 1000, 1
 	var first map[string][]byte
 	for _, procs := range []int{1, 4, 1, 4} {
 		runtime.GOMAXPROCS(procs)
