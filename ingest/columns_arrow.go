@@ -27,6 +27,11 @@ func reqStr[R any](name string, get func(*R) *string) colDef[R] {
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String},
 		build: func(b array.Builder, rows []R) {
 			x := b.(*array.StringBuilder)
+			n := 0
+			for i := range rows {
+				n += len(*get(&rows[i]))
+			}
+			x.ReserveData(n) // one allocation, not a doubling buffer's copies
 			for i := range rows {
 				x.Append(*get(&rows[i]))
 			}
@@ -66,6 +71,11 @@ func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true},
 		build: func(b array.Builder, rows []R) {
 			x := b.(*array.StringBuilder)
+			n := 0
+			for i := range rows {
+				n += len(get(&rows[i]).V)
+			}
+			x.ReserveData(n)
 			for i := range rows {
 				if o := get(&rows[i]); o.Valid {
 					x.Append(o.V)

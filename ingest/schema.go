@@ -3,7 +3,6 @@ package ingest
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"time"
 )
 
@@ -19,7 +18,9 @@ const (
 	TableTasks    = "tasks"
 )
 
-var memPool = memory.NewGoAllocator()
+// memPool allocates every Arrow buffer rdeval builds and the Parquet
+// writer's (hugepages.go).
+var memPool = &hugeAllocator{}
 
 // runCols defines the runs table, in column order. The weight columns are
 // written only when some run has them (see RunsSchema).
@@ -197,6 +198,11 @@ func scoreLogRecord(schema *arrow.Schema, rows []ScoreEntry) arrow.RecordBatch {
 		},
 		func() {
 			msg := b.Field(4).(*array.StringBuilder)
+			n := 0
+			for i := range rows {
+				n += len(rows[i].Message.V)
+			}
+			msg.ReserveData(n)
 			for i := range rows {
 				if e := &rows[i]; e.Message.Valid {
 					msg.Append(e.Message.V)

@@ -205,6 +205,7 @@ func parquetProps(version string, schema *arrow.Schema) *parquet.WriterPropertie
 		parquet.WithVersion(parquet.V2_6),
 		parquet.WithCreatedBy("rdeval " + version),
 		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
+		parquet.WithAllocator(memPool),
 	}
 	for _, f := range schema.Fields() {
 		switch t := f.Type.(type) {
