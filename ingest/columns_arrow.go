@@ -15,7 +15,7 @@ import (
 // to append a value from an R, and how to read it back into an R.
 type colDef[R any] struct {
 	field arrow.Field
-	build func(b array.Builder, rows []R) // append the column's value of every row
+	array func(rows []R) arrow.Array // the column of rows (arrays.go)
 	read  func(a arrow.Array, i int, r *R)
 }
 
@@ -25,16 +25,8 @@ var TimestampType = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC
 func reqStr[R any](name string, get func(*R) *string) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.StringBuilder)
-			n := 0
-			for i := range rows {
-				n += len(*get(&rows[i]))
-			}
-			x.ReserveData(n) // one allocation, not a doubling buffer's copies
-			for i := range rows {
-				x.Append(*get(&rows[i]))
-			}
+		array: func(rows []R) arrow.Array {
+			return stringArray(rows, nil, func(r *R) string { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.String).Value(i) },
 	}
@@ -43,11 +35,8 @@ func reqStr[R any](name string, get func(*R) *string) colDef[R] {
 func reqInt[R any](name string, get func(*R) *int64) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Int64Builder)
-			for i := range rows {
-				x.Append(*get(&rows[i]))
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Int64, rows, nil, func(r *R) int64 { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.Int64).Value(i) },
 	}
@@ -56,11 +45,8 @@ func reqInt[R any](name string, get func(*R) *int64) colDef[R] {
 func reqFloat[R any](name string, get func(*R) *float64) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Float64Builder)
-			for i := range rows {
-				x.Append(*get(&rows[i]))
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Float64, rows, nil, func(r *R) float64 { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.Float64).Value(i) },
 	}
@@ -69,20 +55,8 @@ func reqFloat[R any](name string, get func(*R) *float64) colDef[R] {
 func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.StringBuilder)
-			n := 0
-			for i := range rows {
-				n += len(get(&rows[i]).V)
-			}
-			x.ReserveData(n)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return stringArray(rows, func(r *R) bool { return get(r).Valid }, func(r *R) string { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -95,15 +69,8 @@ func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Float64Builder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Float64, rows, func(r *R) bool { return get(r).Valid }, func(r *R) float64 { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -116,15 +83,8 @@ func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Int64Builder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Int64, rows, func(r *R) bool { return get(r).Valid }, func(r *R) int64 { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -137,15 +97,8 @@ func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 func nInt8[R any](name string, get func(*R) *Opt[int8]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int8, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Int8Builder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Int8, rows, func(r *R) bool { return get(r).Valid }, func(r *R) int8 { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -158,15 +111,8 @@ func nInt8[R any](name string, get func(*R) *Opt[int8]) colDef[R] {
 func nBool[R any](name string, get func(*R) *Opt[bool]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.BooleanBuilder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return boolArray(rows, func(r *R) bool { return get(r).Valid }, func(r *R) bool { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -179,15 +125,8 @@ func nBool[R any](name string, get func(*R) *Opt[bool]) colDef[R] {
 func nTime[R any](name string, get func(*R) *Opt[time.Time]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: TimestampType, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.TimestampBuilder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(arrow.Timestamp(o.V.UnixMicro()))
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(TimestampType, rows, func(r *R) bool { return get(r).Valid }, func(r *R) arrow.Timestamp { return arrow.Timestamp(get(r).V.UnixMicro()) })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -201,20 +140,8 @@ func nTime[R any](name string, get func(*R) *Opt[time.Time]) colDef[R] {
 func nList[R any](name string, get func(*R) *[]string) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			lb := b.(*array.ListBuilder)
-			vb := lb.ValueBuilder().(*array.StringBuilder)
-			for i := range rows {
-				l := *get(&rows[i])
-				if l == nil {
-					lb.AppendNull()
-					continue
-				}
-				lb.Append(true)
-				for _, s := range l {
-					vb.Append(s)
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return stringListArray(rows, func(r *R) []string { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if !a.IsValid(i) {
@@ -236,11 +163,13 @@ func nList[R any](name string, get func(*R) *[]string) colDef[R] {
 // columns. Columns are independent, so large tables fill them on
 // GOMAXPROCS goroutines; the result does not depend on how many.
 func buildRecord[R any](schema *arrow.Schema, cols []colDef[R], rows []R) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memPool, schema)
-	defer b.Release()
-	b.Reserve(len(rows))
-	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { cols[ci].build(b.Field(ci), rows) })
-	return b.NewRecordBatch()
+	arrs := make([]arrow.Array, len(cols))
+	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { arrs[ci] = cols[ci].array(rows) })
+	rec := array.NewRecordBatch(schema, arrs, int64(len(rows)))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return rec
 }
 
 // parallelBuildRows is the least number of rows whose Arrow columns are

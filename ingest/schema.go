@@ -155,67 +155,32 @@ func ScoreLogRecord(rows []ScoreEntry, version string) arrow.RecordBatch {
 }
 
 func scoreLogRecord(schema *arrow.Schema, rows []ScoreEntry) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memPool, schema)
-	defer b.Release()
-	b.Reserve(len(rows))
-	cols := []func(){
-		func() {
-			runID := b.Field(0).(*array.StringBuilder)
-			n := 0
-			for i := range rows {
-				n += len(rows[i].RunID)
-			}
-			runID.ReserveData(n)
-			for i := range rows {
-				runID.Append(rows[i].RunID)
-			}
+	cols := []func() arrow.Array{
+		func() arrow.Array {
+			return stringArray(rows, nil, func(e *ScoreEntry) string { return e.RunID })
 		},
-		func() {
-			elapsed := b.Field(1).(*array.Float64Builder)
-			for i := range rows {
-				if e := &rows[i]; e.ElapsedS.Valid {
-					elapsed.UnsafeAppend(e.ElapsedS.V)
-				} else {
-					elapsed.AppendNull()
-				}
-			}
+		func() arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Float64, rows, func(e *ScoreEntry) bool { return e.ElapsedS.Valid }, func(e *ScoreEntry) float64 { return e.ElapsedS.V })
 		},
-		func() {
-			scored := b.Field(2).(*array.TimestampBuilder)
-			for i := range rows {
-				if e := &rows[i]; e.ScoredAt.Valid {
-					scored.UnsafeAppend(arrow.Timestamp(e.ScoredAt.V.UnixMicro()))
-				} else {
-					scored.AppendNull()
-				}
-			}
+		func() arrow.Array {
+			return fixedArray(TimestampType, rows, func(e *ScoreEntry) bool { return e.ScoredAt.Valid }, func(e *ScoreEntry) arrow.Timestamp { return arrow.Timestamp(e.ScoredAt.V.UnixMicro()) })
 		},
-		func() {
-			raw := b.Field(3).(*array.Float64Builder)
-			for i := range rows {
-				raw.UnsafeAppend(rows[i].RawScore)
-			}
+		func() arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Float64, rows, nil, func(e *ScoreEntry) float64 { return e.RawScore })
 		},
-		func() {
-			msg := b.Field(4).(*array.StringBuilder)
-			n := 0
-			for i := range rows {
-				n += len(rows[i].Message.V)
-			}
-			msg.ReserveData(n)
-			for i := range rows {
-				if e := &rows[i]; e.Message.Valid {
-					msg.Append(e.Message.V)
-				} else {
-					msg.AppendNull()
-				}
-			}
+		func() arrow.Array {
+			return stringArray(rows, func(e *ScoreEntry) bool { return e.Message.Valid }, func(e *ScoreEntry) string { return e.Message.V })
 		},
 	}
 	// Columns are independent: fill them on up to GOMAXPROCS goroutines
 	// (the result does not depend on how many).
-	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { cols[ci]() })
-	return b.NewRecordBatch()
+	arrs := make([]arrow.Array, len(cols))
+	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { arrs[ci] = cols[ci]() })
+	rec := array.NewRecordBatch(schema, arrs, int64(len(rows)))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return rec
 }
 
 // TasksRecord builds the tasks table as one Arrow record batch.
