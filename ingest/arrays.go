@@ -20,22 +20,14 @@ import (
 // newBuffer returns a zeroed buffer of n bytes from memPool.
 func newBuffer(n int) *memory.Buffer { return memory.NewBufferBytes(memPool.Allocate(n)) }
 
-// validity returns the bitmap of valid rows and the number of nulls. Its
-// length is a whole number of 64-bit words, as array builders make it (the
-// Arrow IPC writer records the length).
-func validity[R any](rows []R, valid func(*R) bool) (*memory.Buffer, int) {
-	bits := newBuffer((len(rows) + 63) / 64 * 8)
-	b := bits.Bytes()
-	nulls := 0
-	for i := range rows {
-		if valid(&rows[i]) {
-			bitutil.SetBit(b, i)
-		} else {
-			nulls++
-		}
-	}
-	return bits, nulls
-}
+// newBitmap returns a zeroed validity bitmap for n rows. Its length is a
+// whole number of 64-bit words, as array builders make it (the Arrow IPC
+// writer records the length).
+func newBitmap(n int) *memory.Buffer { return newBuffer((n + 63) / 64 * 8) }
+
+// Each function below reads every row once per pass, one pass where it
+// can: the rows are large structs, and a pass per buffer would stream
+// them through the cache again.
 
 // fixedArray builds a fixed-width array of type dt whose value i is
 // get(&rows[i]); with valid non-nil, rows it rejects are null (and hold
@@ -48,10 +40,14 @@ func fixedArray[R any, T ~int8 | ~int64 | ~float64](dt arrow.DataType, rows []R,
 	var bits *memory.Buffer
 	nulls := 0
 	if valid != nil {
-		bits, nulls = validity(rows, valid)
+		bits = newBitmap(n)
+		b := bits.Bytes()
 		for i := range rows {
-			if valid(&rows[i]) {
-				v[i] = get(&rows[i])
+			if r := &rows[i]; valid(r) {
+				bitutil.SetBit(b, i)
+				v[i] = get(r)
+			} else {
+				nulls++
 			}
 		}
 	} else {
@@ -67,11 +63,13 @@ func fixedArray[R any, T ~int8 | ~int64 | ~float64](dt arrow.DataType, rows []R,
 // boolArray builds a nullable boolean array.
 func boolArray[R any](rows []R, valid func(*R) bool, get func(*R) bool) arrow.Array {
 	n := len(rows)
-	bits, nulls := validity(rows, valid)
-	vals := newBuffer(int(bitutil.BytesForBits(int64(n))))
-	vb := vals.Bytes()
+	bits, vals := newBitmap(n), newBuffer(int(bitutil.BytesForBits(int64(n))))
+	b, vb := bits.Bytes(), vals.Bytes()
+	nulls := 0
 	for i := range rows {
-		if valid(&rows[i]) && get(&rows[i]) {
+		if r := &rows[i]; !valid(r) {
+			nulls++
+		} else if bitutil.SetBit(b, i); get(r) {
 			bitutil.SetBit(vb, i)
 		}
 	}
@@ -81,27 +79,35 @@ func boolArray[R any](rows []R, valid func(*R) bool, get func(*R) bool) arrow.Ar
 }
 
 // stringArray builds a utf8 array whose value i is get(&rows[i]); with
-// valid non-nil, rows it rejects are null (empty).
+// valid non-nil, rows it rejects are null (empty). Two passes: bitmap and
+// offsets, then the bytes.
 func stringArray[R any](rows []R, valid func(*R) bool, get func(*R) string) arrow.Array {
 	n := len(rows)
 	var bits *memory.Buffer
+	var b []byte
 	nulls := 0
 	if valid != nil {
-		bits, nulls = validity(rows, valid)
+		bits = newBitmap(n)
+		b = bits.Bytes()
 	}
 	offBuf := newBuffer((n + 1) * 4)
 	off := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(offBuf.Bytes()))), n+1)
 	total := 0
 	for i := range rows {
-		if valid == nil || valid(&rows[i]) {
-			total += len(get(&rows[i]))
+		if r := &rows[i]; valid == nil {
+			total += len(get(r))
+		} else if valid(r) {
+			bitutil.SetBit(b, i)
+			total += len(get(r))
+		} else {
+			nulls++
 		}
 		off[i+1] = int32(total)
 	}
 	dataBuf := newBuffer(total)
 	d := dataBuf.Bytes()
 	for i := range rows {
-		if valid == nil || valid(&rows[i]) {
+		if off[i+1] > off[i] {
 			copy(d[off[i]:], get(&rows[i]))
 		}
 	}
@@ -114,12 +120,19 @@ func stringArray[R any](rows []R, valid func(*R) bool, get func(*R) string) arro
 // an empty one is [].
 func stringListArray[R any](rows []R, get func(*R) []string) arrow.Array {
 	n := len(rows)
-	bits, nulls := validity(rows, func(r *R) bool { return get(r) != nil })
+	bits := newBitmap(n)
+	b := bits.Bytes()
+	nulls := 0
 	offBuf := newBuffer((n + 1) * 4)
 	off := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(offBuf.Bytes()))), n+1)
 	var elems []string
 	for i := range rows {
-		elems = append(elems, get(&rows[i])...)
+		if l := get(&rows[i]); l != nil {
+			bitutil.SetBit(b, i)
+			elems = append(elems, l...)
+		} else {
+			nulls++
+		}
 		off[i+1] = int32(len(elems))
 	}
 	child := stringArray(elems, nil, func(s *string) string { return *s })
