@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"time"
@@ -155,32 +157,33 @@ func ScoreLogRecord(rows []ScoreEntry, version string) arrow.RecordBatch {
 }
 
 func scoreLogRecord(schema *arrow.Schema, rows []ScoreEntry) arrow.RecordBatch {
-	cols := []func() arrow.Array{
-		func() arrow.Array {
-			return stringArray(rows, nil, func(e *ScoreEntry) string { return e.RunID })
-		},
-		func() arrow.Array {
-			return fixedArray(arrow.PrimitiveTypes.Float64, rows, func(e *ScoreEntry) bool { return e.ElapsedS.Valid }, func(e *ScoreEntry) float64 { return e.ElapsedS.V })
-		},
-		func() arrow.Array {
-			return fixedArray(TimestampType, rows, func(e *ScoreEntry) bool { return e.ScoredAt.Valid }, func(e *ScoreEntry) arrow.Timestamp { return arrow.Timestamp(e.ScoredAt.V.UnixMicro()) })
-		},
-		func() arrow.Array {
-			return fixedArray(arrow.PrimitiveTypes.Float64, rows, nil, func(e *ScoreEntry) float64 { return e.RawScore })
-		},
-		func() arrow.Array {
-			return stringArray(rows, func(e *ScoreEntry) bool { return e.Message.Valid }, func(e *ScoreEntry) string { return e.Message.V })
-		},
-	}
 	// Columns are independent: fill them on up to GOMAXPROCS goroutines
 	// (the result does not depend on how many).
-	arrs := make([]arrow.Array, len(cols))
-	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { arrs[ci] = cols[ci]() })
+	arrs := make([]arrow.Array, len(scoreCols))
+	forEachParallel(len(arrs), len(rows) >= parallelBuildRows, func(ci int) { arrs[ci] = scoreLogColumn(ci, rows) })
 	rec := array.NewRecordBatch(schema, arrs, int64(len(rows)))
 	for _, a := range arrs {
 		a.Release()
 	}
 	return rec
+}
+
+// scoreLogColumn builds column ci of the score_log table (scoreCols order)
+// without scoreCols' per-row indirection through Opt pointers.
+func scoreLogColumn(ci int, rows []ScoreEntry) arrow.Array {
+	switch ci {
+	case 0:
+		return stringArray(rows, nil, func(e *ScoreEntry) string { return e.RunID })
+	case 1:
+		return fixedArray(arrow.PrimitiveTypes.Float64, rows, func(e *ScoreEntry) bool { return e.ElapsedS.Valid }, func(e *ScoreEntry) float64 { return e.ElapsedS.V })
+	case 2:
+		return fixedArray(TimestampType, rows, func(e *ScoreEntry) bool { return e.ScoredAt.Valid }, func(e *ScoreEntry) arrow.Timestamp { return arrow.Timestamp(e.ScoredAt.V.UnixMicro()) })
+	case 3:
+		return fixedArray(arrow.PrimitiveTypes.Float64, rows, nil, func(e *ScoreEntry) float64 { return e.RawScore })
+	case 4:
+		return stringArray(rows, func(e *ScoreEntry) bool { return e.Message.Valid }, func(e *ScoreEntry) string { return e.Message.V })
+	}
+	panic(fmt.Sprintf("score_log has no column %d", ci))
 }
 
 // TasksRecord builds the tasks table as one Arrow record batch.

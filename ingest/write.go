@@ -87,11 +87,18 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		name   string
 		schema *arrow.Schema
 		rows   int
-		rec    func(lo, hi int) arrow.RecordBatch // rows [lo, hi)
+		rec    func() arrow.RecordBatch         // the whole table (Arrow IPC)
+		col    func(ci, lo, hi int) arrow.Array // column ci of rows [lo, hi) (Parquet)
 	}{
-		{TableRuns, runSchema, len(ds.Runs), func(lo, hi int) arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs[lo:hi]) }},
-		{TableScoreLog, scoreSchema, len(ds.Scores), func(lo, hi int) arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores[lo:hi]) }},
-		{TableTasks, TasksSchema(opt.Version), len(ds.Tasks), func(lo, hi int) arrow.RecordBatch { return TasksRecord(ds.Tasks[lo:hi], opt.Version) }},
+		{TableRuns, runSchema, len(ds.Runs),
+			func() arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs) },
+			func(ci, lo, hi int) arrow.Array { return runCols[ci].array(ds.Runs[lo:hi]) }},
+		{TableScoreLog, scoreSchema, len(ds.Scores),
+			func() arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores) },
+			func(ci, lo, hi int) arrow.Array { return scoreLogColumn(ci, ds.Scores[lo:hi]) }},
+		{TableTasks, TasksSchema(opt.Version), len(ds.Tasks),
+			func() arrow.RecordBatch { return TasksRecord(ds.Tasks, opt.Version) },
+			func(ci, lo, hi int) arrow.Array { return taskCols[ci].array(ds.Tasks[lo:hi]) }},
 	}
 	for _, t := range tables {
 		name := t.name + ext
@@ -102,11 +109,11 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		}
 		sum, err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) error {
 			if opt.Format == FormatArrow {
-				rec := t.rec(0, t.rows)
+				rec := t.rec()
 				defer rec.Release()
 				return writeIPC(w, rec)
 			}
-			return writeParquetBatches(w, t.schema, t.rows, t.rec, opt.Version)
+			return writeParquetColumns(w, t.schema, t.rows, t.col, opt.Version)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
@@ -227,47 +234,26 @@ func parquetProps(version string, schema *arrow.Schema) *parquet.WriterPropertie
 // that tests can exercise several row groups on small tables).
 var rowGroupRows = 1 << 20
 
-// writeParquetBatches writes a table of n rows as Parquet, one row group of
-// rowGroupRows rows at a time: rec(lo, hi) builds the Arrow record of rows
-// [lo, hi) while the previous row group is encoded, so at most two row
-// groups are held as Arrow data rather than the whole table. The bytes are
-// those writeParquet gives for the whole table as one record, which
-// TestParquetBatchesMatchOneRecord checks.
-func writeParquetBatches(w io.Writer, schema *arrow.Schema, n int, rec func(lo, hi int) arrow.RecordBatch, version string) error {
-	if n <= rowGroupRows {
-		r := rec(0, n)
-		defer r.Release()
-		return writeParquet(w, r, version)
-	}
+// writeParquetColumns writes a table of n rows as Parquet, one row group
+// of rowGroupRows rows at a time (one, empty, when n is 0), whose field ci
+// over rows [lo, hi) is col(ci, lo, hi). Each column of a row group is
+// built and encoded on one of GOMAXPROCS goroutines
+// (pqWriter.writeRowGroupColumns), and released before the next row group:
+// at most a row group's columns are held as Arrow data, never the whole
+// table. The bytes are those writeParquet gives for the whole table as one
+// record (TestParquetColumnsMatchOneRecord).
+func writeParquetColumns(w io.Writer, schema *arrow.Schema, n int, col func(ci, lo, hi int) arrow.Array, version string) error {
 	pw, err := newPQWriter(w, schema, parquetProps(version, schema))
 	if err != nil {
 		return err
 	}
-	recs := make(chan arrow.RecordBatch, 1)
-	stop := make(chan struct{})
-	go func() {
-		defer close(recs)
-		for lo := 0; lo < n; lo += rowGroupRows {
-			r := rec(lo, min(lo+rowGroupRows, n))
-			select {
-			case recs <- r:
-			case <-stop:
-				r.Release()
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(stop)
-		for r := range recs {
-			r.Release()
-		}
-	}()
-	for r := range recs {
-		err := pw.writeRowGroup(r)
-		r.Release()
-		if err != nil {
+	for lo := 0; lo < n || lo == 0; lo += rowGroupRows {
+		hi := min(lo+rowGroupRows, n)
+		if err := pw.writeRowGroupColumns(hi-lo, func(ci int) arrow.Array { return col(ci, lo, hi) }); err != nil {
 			return err
+		}
+		if n == 0 {
+			break
 		}
 	}
 	return pw.Close()

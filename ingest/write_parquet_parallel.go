@@ -108,16 +108,34 @@ func (p *pqWriter) writeRowGroup(rec arrow.RecordBatch) error {
 	if !rec.Schema().Equal(p.schema) {
 		return fmt.Errorf("parquet writer: record schema does not match the file's")
 	}
+	return p.writeRowGroupColumns(int(rec.NumRows()), func(i int) arrow.Array {
+		a := rec.Column(i)
+		a.Retain()
+		return a
+	})
+}
+
+// writeRowGroupColumns writes a row group of n rows whose field i is
+// col(i), an array of n values that it releases once encoded. Each column
+// is built and encoded on one goroutine, so that a column is encoded while
+// its buffers are still in cache and freed before the next is built.
+func (p *pqWriter) writeRowGroupColumns(n int, col func(i int) arrow.Array) error {
 	rgw, err := p.fw.AppendBufferedRowGroupChecked()
 	if err != nil {
 		return err
 	}
-	ncol := int(rec.NumCols())
+	ncol := p.schema.NumFields()
 	errs := make([]error, ncol)
-	if rec.NumRows() > 0 {
+	if n > 0 {
 		forEachParallel(ncol, true, func(k int) {
 			i := p.order[k]
-			errs[i] = p.writeColumn(rgw, i, rec.Column(i))
+			a := col(i)
+			defer a.Release()
+			if a.Len() != n {
+				errs[i] = fmt.Errorf("%d values in a row group of %d rows", a.Len(), n)
+				return
+			}
+			errs[i] = p.writeColumn(rgw, i, a)
 		})
 	}
 	for i, err := range errs {
