@@ -188,11 +188,12 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 				line := c.rec(i)
 				res.rowsRead++
 				it := &res.items[i]
+				rp.r = &it.r
 				if err := rp.parse(line, cr.line); err != nil {
 					it.err, it.text = lineErrorAt(s.path, cr.line, cr.lastNoNL, err), line
 					continue
 				}
-				it.r, it.hasHuman, it.human = rp.r, rp.hasHuman, rp.human
+				it.hasHuman, it.human = rp.hasHuman, rp.human
 			}
 			res.unknown, rp.unknown = rp.unknown, map[string]int{}
 			return res
