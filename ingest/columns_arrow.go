@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,7 +15,7 @@ import (
 // to append a value from an R, and how to read it back into an R.
 type colDef[R any] struct {
 	field arrow.Field
-	build func(b array.Builder, rows []R) // append the column's value of every row
+	array func(rows []R) arrow.Array // the column of rows (arrays.go)
 	read  func(a arrow.Array, i int, r *R)
 }
 
@@ -24,11 +25,8 @@ var TimestampType = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC
 func reqStr[R any](name string, get func(*R) *string) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.StringBuilder)
-			for i := range rows {
-				x.Append(*get(&rows[i]))
-			}
+		array: func(rows []R) arrow.Array {
+			return stringArray(rows, nil, func(r *R) string { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.String).Value(i) },
 	}
@@ -37,11 +35,8 @@ func reqStr[R any](name string, get func(*R) *string) colDef[R] {
 func reqInt[R any](name string, get func(*R) *int64) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Int64Builder)
-			for i := range rows {
-				x.Append(*get(&rows[i]))
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Int64, rows, nil, func(r *R) int64 { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.Int64).Value(i) },
 	}
@@ -50,11 +45,8 @@ func reqInt[R any](name string, get func(*R) *int64) colDef[R] {
 func reqFloat[R any](name string, get func(*R) *float64) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Float64Builder)
-			for i := range rows {
-				x.Append(*get(&rows[i]))
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Float64, rows, nil, func(r *R) float64 { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.Float64).Value(i) },
 	}
@@ -63,15 +55,8 @@ func reqFloat[R any](name string, get func(*R) *float64) colDef[R] {
 func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.StringBuilder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return stringArray(rows, func(r *R) bool { return get(r).Valid }, func(r *R) string { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -84,15 +69,8 @@ func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Float64Builder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Float64, rows, func(r *R) bool { return get(r).Valid }, func(r *R) float64 { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -105,15 +83,8 @@ func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Int64Builder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Int64, rows, func(r *R) bool { return get(r).Valid }, func(r *R) int64 { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -126,15 +97,8 @@ func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 func nInt8[R any](name string, get func(*R) *Opt[int8]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int8, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.Int8Builder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(arrow.PrimitiveTypes.Int8, rows, func(r *R) bool { return get(r).Valid }, func(r *R) int8 { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -147,15 +111,8 @@ func nInt8[R any](name string, get func(*R) *Opt[int8]) colDef[R] {
 func nBool[R any](name string, get func(*R) *Opt[bool]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.BooleanBuilder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(o.V)
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return boolArray(rows, func(r *R) bool { return get(r).Valid }, func(r *R) bool { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -168,15 +125,8 @@ func nBool[R any](name string, get func(*R) *Opt[bool]) colDef[R] {
 func nTime[R any](name string, get func(*R) *Opt[time.Time]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: TimestampType, Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			x := b.(*array.TimestampBuilder)
-			for i := range rows {
-				if o := get(&rows[i]); o.Valid {
-					x.Append(arrow.Timestamp(o.V.UnixMicro()))
-				} else {
-					x.AppendNull()
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return fixedArray(TimestampType, rows, func(r *R) bool { return get(r).Valid }, func(r *R) arrow.Timestamp { return arrow.Timestamp(get(r).V.UnixMicro()) })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -190,20 +140,8 @@ func nTime[R any](name string, get func(*R) *Opt[time.Time]) colDef[R] {
 func nList[R any](name string, get func(*R) *[]string) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true},
-		build: func(b array.Builder, rows []R) {
-			lb := b.(*array.ListBuilder)
-			vb := lb.ValueBuilder().(*array.StringBuilder)
-			for i := range rows {
-				l := *get(&rows[i])
-				if l == nil {
-					lb.AppendNull()
-					continue
-				}
-				lb.Append(true)
-				for _, s := range l {
-					vb.Append(s)
-				}
-			}
+		array: func(rows []R) arrow.Array {
+			return stringListArray(rows, func(r *R) []string { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if !a.IsValid(i) {
@@ -225,31 +163,42 @@ func nList[R any](name string, get func(*R) *[]string) colDef[R] {
 // columns. Columns are independent, so large tables fill them on
 // GOMAXPROCS goroutines; the result does not depend on how many.
 func buildRecord[R any](schema *arrow.Schema, cols []colDef[R], rows []R) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memPool, schema)
-	defer b.Release()
-	b.Reserve(len(rows))
-	workers := runtime.GOMAXPROCS(0)
-	if workers <= 1 || len(rows) < 4096 {
-		for ci, c := range cols {
-			c.build(b.Field(ci), rows)
+	arrs := make([]arrow.Array, len(cols))
+	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { arrs[ci] = cols[ci].array(rows) })
+	rec := array.NewRecordBatch(schema, arrs, int64(len(rows)))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return rec
+}
+
+// parallelBuildRows is the least number of rows whose Arrow columns are
+// filled concurrently (a variable so that tests reach the parallel path
+// with small tables).
+var parallelBuildRows = 4096
+
+// forEachParallel calls f(0) … f(n-1), on up to GOMAXPROCS goroutines when
+// parallel is set (each i once; the calls must be independent).
+func forEachParallel(n int, parallel bool, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if !parallel || workers <= 1 {
+		for i := range n {
+			f(i)
 		}
-		return b.NewRecordBatch()
+		return
 	}
-	next := make(chan int, len(cols))
-	for ci := range cols {
-		next <- ci
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			f(i)
+		}
 	}
-	close(next)
 	var wg sync.WaitGroup
-	for range min(workers, len(cols)) {
-		wg.Go(func() {
-			for ci := range next {
-				cols[ci].build(b.Field(ci), rows)
-			}
-		})
+	for range workers - 1 {
+		wg.Go(work)
 	}
+	work()
 	wg.Wait()
-	return b.NewRecordBatch()
 }
 
 // readRecord appends the rows of rec to out, matching columns by name.

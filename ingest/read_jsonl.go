@@ -70,7 +70,7 @@ func (l *loader) readJSONL(s *source, st *InputStats, first []byte, reader strin
 				if rp.hasHuman {
 					l.humanRef[rp.r.TaskID] = rp.human
 				}
-				l.addRun(&rp.r, st)
+				l.addRun(rp.r, st)
 			}
 		}
 		var err error
@@ -105,8 +105,10 @@ type runLineParser struct {
 	keys   []keySlot
 	member int // index of the member being read
 
-	// Set by parse.
-	r          Run
+	// Set by parse. r is where parse writes the run: own, or (parallel
+	// read) the worker's result slot, which spares copying each 600-byte Run.
+	r          *Run
+	own        Run
 	lineNo     int
 	humanScore cell
 	hasHuman   bool
@@ -115,6 +117,7 @@ type runLineParser struct {
 
 func (l *loader) newRunLineParser(path, reader string, in *interner) *runLineParser {
 	rp := &runLineParser{l: l, path: path, reader: reader, spec: l.runSpec(reader), in: in, unknown: map[string]int{}}
+	rp.r = &rp.own
 	rp.fn = func(k []byte, v jsonline.Value) error {
 		ks := rp.slot(k)
 		if ks.set == nil {
@@ -132,7 +135,7 @@ func (l *loader) newRunLineParser(path, reader string, in *interner) *runLinePar
 		if ks.intern {
 			c.in = rp.in
 		}
-		if err := ks.set(&rp.r, c); err != nil {
+		if err := ks.set(rp.r, c); err != nil {
 			return &Error{File: rp.path, Line: rp.lineNo, Field: string(k), Msg: err.Error()}
 		}
 		return nil
@@ -179,14 +182,14 @@ func (rp *runLineParser) slot(k []byte) *keySlot {
 // parse reads line (line number lineNo) into rp.r and checks it; on
 // success rp.hasHuman and rp.human give METR's human_score, if any.
 func (rp *runLineParser) parse(line []byte, lineNo int) error {
-	rp.r = Run{SourceFile: rp.path, SourceLine: int64(lineNo)}
+	*rp.r = Run{SourceFile: rp.path, SourceLine: int64(lineNo)}
 	rp.lineNo = lineNo
 	rp.member = 0
 	rp.humanScore = cell{}
 	rp.hasHuman = false
 	err := rp.p.ParseObject(line, rp.fn)
 	if err == nil {
-		err = rp.l.finishRun(&rp.r, rp.reader)
+		err = rp.l.finishRun(rp.r, rp.reader)
 	}
 	if err != nil {
 		return err

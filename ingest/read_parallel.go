@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/rdeval/rdeval/ingest/internal/csvline"
 )
@@ -187,11 +188,12 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 				line := c.rec(i)
 				res.rowsRead++
 				it := &res.items[i]
+				rp.r = &it.r
 				if err := rp.parse(line, cr.line); err != nil {
 					it.err, it.text = lineErrorAt(s.path, cr.line, cr.lastNoNL, err), line
 					continue
 				}
-				it.r, it.hasHuman, it.human = rp.r, rp.hasHuman, rp.human
+				it.hasHuman, it.human = rp.hasHuman, rp.human
 			}
 			res.unknown, rp.unknown = rp.unknown, map[string]int{}
 			return res
@@ -205,6 +207,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 			if s.size > 0 && !s.isGzip {
 				est := min(int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02)+16, 10_000_000)
 				l.ds.Runs = slices.Grow(l.ds.Runs, est)
+				prefault(l.ds.Runs)
 				if len(l.runIndex) == 0 {
 					l.runIndex = make(map[string]int, est)
 				}
@@ -329,6 +332,7 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 			if s.size > 0 && !s.isGzip {
 				est := int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02) + 16
 				l.ds.Scores = slices.Grow(l.ds.Scores, min(est, 50_000_000))
+				prefault(l.ds.Scores)
 			}
 			grown = true
 		}
@@ -344,4 +348,32 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 			l.fileErr(s.path, c.err)
 		}
 	})
+}
+
+// prefault writes a zero element (which s holds already) on each memory
+// page of the spare capacity of s, on GOMAXPROCS goroutines, so that the
+// kernel maps the pages there, in parallel, rather than one at a time on
+// the merging goroutine as it appends. Mapping them before the collector
+// reads them also spares a copy-on-write fault per page: a page first read
+// is mapped to the shared zero page, and the write that follows has to
+// replace it and flush the other cores' TLBs.
+func prefault[T any](s []T) {
+	spare := s[len(s):cap(s)]
+	n := runtime.GOMAXPROCS(0)
+	if n <= 1 || len(spare) == 0 {
+		return
+	}
+	adviseHugeSlice(s)
+	step := max(1, 4096/int(unsafe.Sizeof(spare[0])))
+	var wg sync.WaitGroup
+	for k := range n {
+		part := spare[k*len(spare)/n : (k+1)*len(spare)/n]
+		wg.Go(func() {
+			var zero T
+			for i := 0; i < len(part); i += step {
+				part[i] = zero
+			}
+		})
+	}
+	wg.Wait()
 }

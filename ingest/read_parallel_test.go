@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -227,10 +228,11 @@ func parallelScoreLog(n int, bad bool) string {
 	return b.String()
 }
 
-// TestParquetBatchesMatchOneRecord: writing a table one row group at a
-// time (writeParquetBatches) gives the same bytes as writing it as one
-// Arrow record (which the Parquet writer splits into the same row groups).
-func TestParquetBatchesMatchOneRecord(t *testing.T) {
+// TestParquetColumnsMatchOneRecord: writing a table one row group at a
+// time, each column built as it is encoded (writeParquetColumns), gives
+// the same bytes as writing it as one Arrow record (which the Parquet
+// writer splits into the same row groups), with GOMAXPROCS 1 and 4.
+func TestParquetColumnsMatchOneRecord(t *testing.T) {
 	dir := t.TempDir()
 	paths := []string{
 		writeFile(t, dir, "metr/all_runs.jsonl", parallelMETR(3000, false)),
@@ -247,14 +249,13 @@ func TestParquetBatchesMatchOneRecord(t *testing.T) {
 		name string
 		rows int
 		one  arrow.RecordBatch
-		rec  func(lo, hi int) arrow.RecordBatch
+		col  func(ci, lo, hi int) arrow.Array
 	}{
-		{"runs", len(ds.Runs), RunsRecord(ds.Runs, "v"), func(lo, hi int) arrow.RecordBatch {
-			cols := runColsFor(ds.Runs)
-			return buildRecord(schemaOf(TableRuns, cols, "v"), cols, ds.Runs[lo:hi])
+		{"runs", len(ds.Runs), RunsRecord(ds.Runs, "v"), func(ci, lo, hi int) arrow.Array {
+			return runColsFor(ds.Runs)[ci].array(ds.Runs[lo:hi])
 		}},
-		{"score_log", len(ds.Scores), ScoreLogRecord(ds.Scores, "v"), func(lo, hi int) arrow.RecordBatch {
-			return ScoreLogRecord(ds.Scores[lo:hi], "v")
+		{"score_log", len(ds.Scores), ScoreLogRecord(ds.Scores, "v"), func(ci, lo, hi int) arrow.Array {
+			return scoreLogColumn(ci, ds.Scores[lo:hi])
 		}},
 	} {
 		if tc.rows <= 2*rowGroupRows {
@@ -264,12 +265,18 @@ func TestParquetBatchesMatchOneRecord(t *testing.T) {
 		if err := writeParquet(&one, tc.one, "v"); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeParquetBatches(&batched, tc.one.Schema(), tc.rows, tc.rec, "v"); err != nil {
-			t.Fatal(err)
+		for _, procs := range []int{1, 4} {
+			prev := runtime.GOMAXPROCS(procs)
+			batched.Reset()
+			err := writeParquetColumns(&batched, tc.one.Schema(), tc.rows, tc.col, "v")
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(one.Bytes(), batched.Bytes()) {
+				t.Errorf("%s, GOMAXPROCS %d: Parquet by columns (%d bytes) differs from the one-record write (%d bytes)", tc.name, procs, batched.Len(), one.Len())
+			}
 		}
 		tc.one.Release()
-		if !bytes.Equal(one.Bytes(), batched.Bytes()) {
-			t.Errorf("%s: batched Parquet (%d bytes) differs from the one-record write (%d bytes)", tc.name, batched.Len(), one.Len())
-		}
 	}
 }

@@ -1,9 +1,10 @@
 package ingest
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"time"
 )
 
@@ -19,7 +20,9 @@ const (
 	TableTasks    = "tasks"
 )
 
-var memPool = memory.NewGoAllocator()
+// memPool allocates every Arrow buffer rdeval builds and the Parquet
+// writer's (hugepages.go).
+var memPool = &hugeAllocator{}
 
 // runCols defines the runs table, in column order. The weight columns are
 // written only when some run has them (see RunsSchema).
@@ -154,40 +157,33 @@ func ScoreLogRecord(rows []ScoreEntry, version string) arrow.RecordBatch {
 }
 
 func scoreLogRecord(schema *arrow.Schema, rows []ScoreEntry) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memPool, schema)
-	defer b.Release()
-	b.Reserve(len(rows))
-	runID := b.Field(0).(*array.StringBuilder)
-	elapsed := b.Field(1).(*array.Float64Builder)
-	scored := b.Field(2).(*array.TimestampBuilder)
-	raw := b.Field(3).(*array.Float64Builder)
-	msg := b.Field(4).(*array.StringBuilder)
-	n := 0
-	for i := range rows {
-		n += len(rows[i].RunID)
+	// Columns are independent: fill them on up to GOMAXPROCS goroutines
+	// (the result does not depend on how many).
+	arrs := make([]arrow.Array, len(scoreCols))
+	forEachParallel(len(arrs), len(rows) >= parallelBuildRows, func(ci int) { arrs[ci] = scoreLogColumn(ci, rows) })
+	rec := array.NewRecordBatch(schema, arrs, int64(len(rows)))
+	for _, a := range arrs {
+		a.Release()
 	}
-	runID.ReserveData(n)
-	for i := range rows {
-		e := &rows[i]
-		runID.Append(e.RunID)
-		if e.ElapsedS.Valid {
-			elapsed.UnsafeAppend(e.ElapsedS.V)
-		} else {
-			elapsed.AppendNull()
-		}
-		if e.ScoredAt.Valid {
-			scored.UnsafeAppend(arrow.Timestamp(e.ScoredAt.V.UnixMicro()))
-		} else {
-			scored.AppendNull()
-		}
-		raw.UnsafeAppend(e.RawScore)
-		if e.Message.Valid {
-			msg.Append(e.Message.V)
-		} else {
-			msg.AppendNull()
-		}
+	return rec
+}
+
+// scoreLogColumn builds column ci of the score_log table (scoreCols order)
+// without scoreCols' per-row indirection through Opt pointers.
+func scoreLogColumn(ci int, rows []ScoreEntry) arrow.Array {
+	switch ci {
+	case 0:
+		return stringArray(rows, nil, func(e *ScoreEntry) string { return e.RunID })
+	case 1:
+		return fixedArray(arrow.PrimitiveTypes.Float64, rows, func(e *ScoreEntry) bool { return e.ElapsedS.Valid }, func(e *ScoreEntry) float64 { return e.ElapsedS.V })
+	case 2:
+		return fixedArray(TimestampType, rows, func(e *ScoreEntry) bool { return e.ScoredAt.Valid }, func(e *ScoreEntry) arrow.Timestamp { return arrow.Timestamp(e.ScoredAt.V.UnixMicro()) })
+	case 3:
+		return fixedArray(arrow.PrimitiveTypes.Float64, rows, nil, func(e *ScoreEntry) float64 { return e.RawScore })
+	case 4:
+		return stringArray(rows, func(e *ScoreEntry) bool { return e.Message.Valid }, func(e *ScoreEntry) string { return e.Message.V })
 	}
-	return b.NewRecordBatch()
+	panic(fmt.Sprintf("score_log has no column %d", ci))
 }
 
 // TasksRecord builds the tasks table as one Arrow record batch.

@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // Output file formats.
@@ -88,11 +87,18 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		name   string
 		schema *arrow.Schema
 		rows   int
-		rec    func(lo, hi int) arrow.RecordBatch // rows [lo, hi)
+		rec    func() arrow.RecordBatch         // the whole table (Arrow IPC)
+		col    func(ci, lo, hi int) arrow.Array // column ci of rows [lo, hi) (Parquet)
 	}{
-		{TableRuns, runSchema, len(ds.Runs), func(lo, hi int) arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs[lo:hi]) }},
-		{TableScoreLog, scoreSchema, len(ds.Scores), func(lo, hi int) arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores[lo:hi]) }},
-		{TableTasks, TasksSchema(opt.Version), len(ds.Tasks), func(lo, hi int) arrow.RecordBatch { return TasksRecord(ds.Tasks[lo:hi], opt.Version) }},
+		{TableRuns, runSchema, len(ds.Runs),
+			func() arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs) },
+			func(ci, lo, hi int) arrow.Array { return runCols[ci].array(ds.Runs[lo:hi]) }},
+		{TableScoreLog, scoreSchema, len(ds.Scores),
+			func() arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores) },
+			func(ci, lo, hi int) arrow.Array { return scoreLogColumn(ci, ds.Scores[lo:hi]) }},
+		{TableTasks, TasksSchema(opt.Version), len(ds.Tasks),
+			func() arrow.RecordBatch { return TasksRecord(ds.Tasks, opt.Version) },
+			func(ci, lo, hi int) arrow.Array { return taskCols[ci].array(ds.Tasks[lo:hi]) }},
 	}
 	for _, t := range tables {
 		name := t.name + ext
@@ -103,11 +109,11 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		}
 		sum, err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) error {
 			if opt.Format == FormatArrow {
-				rec := t.rec(0, t.rows)
+				rec := t.rec()
 				defer rec.Release()
 				return writeIPC(w, rec)
 			}
-			return writeParquetBatches(w, t.schema, t.rows, t.rec, opt.Version)
+			return writeParquetColumns(w, t.schema, t.rows, t.col, opt.Version)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
@@ -206,6 +212,7 @@ func parquetProps(version string, schema *arrow.Schema) *parquet.WriterPropertie
 		parquet.WithVersion(parquet.V2_6),
 		parquet.WithCreatedBy("rdeval " + version),
 		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
+		parquet.WithAllocator(memPool),
 	}
 	for _, f := range schema.Fields() {
 		switch t := f.Type.(type) {
@@ -227,70 +234,56 @@ func parquetProps(version string, schema *arrow.Schema) *parquet.WriterPropertie
 // that tests can exercise several row groups on small tables).
 var rowGroupRows = 1 << 20
 
-// writeParquetBatches writes a table of n rows as Parquet, one row group of
-// rowGroupRows rows at a time: rec(lo, hi) builds the Arrow record of rows
-// [lo, hi) while the previous row group is encoded, so at most two row
-// groups are held as Arrow data rather than the whole table. The bytes are
-// those writeParquet gives for the whole table as one record, which
-// TestParquetBatchesMatchOneRecord checks.
-func writeParquetBatches(w io.Writer, schema *arrow.Schema, n int, rec func(lo, hi int) arrow.RecordBatch, version string) error {
-	if n <= rowGroupRows {
-		r := rec(0, n)
-		defer r.Release()
-		return writeParquet(w, r, version)
-	}
-	fw, err := pqarrow.NewFileWriter(schema, w, parquetProps(version, schema),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+// writeParquetColumns writes a table of n rows as Parquet, one row group
+// of rowGroupRows rows at a time (one, empty, when n is 0), whose field ci
+// over rows [lo, hi) is col(ci, lo, hi). Each column of a row group is
+// built and encoded on one of GOMAXPROCS goroutines
+// (pqWriter.writeRowGroupColumns), and released before the next row group:
+// at most a row group's columns are held as Arrow data, never the whole
+// table. The bytes are those writeParquet gives for the whole table as one
+// record (TestParquetColumnsMatchOneRecord).
+func writeParquetColumns(w io.Writer, schema *arrow.Schema, n int, col func(ci, lo, hi int) arrow.Array, version string) error {
+	pw, err := newPQWriter(w, schema, parquetProps(version, schema))
 	if err != nil {
 		return err
 	}
-	recs := make(chan arrow.RecordBatch, 1)
-	stop := make(chan struct{})
-	go func() {
-		defer close(recs)
-		for lo := 0; lo < n; lo += rowGroupRows {
-			r := rec(lo, min(lo+rowGroupRows, n))
-			select {
-			case recs <- r:
-			case <-stop:
-				r.Release()
-				return
+	for lo := 0; lo < n || lo == 0; lo += rowGroupRows {
+		hi := min(lo+rowGroupRows, n)
+		if err := pw.writeRowGroupColumns(hi-lo, func(ci int) arrow.Array { return col(ci, lo, hi) }); err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return pw.Close()
+}
+
+// writeParquet writes rec as Parquet, in row groups of rowGroupRows rows
+// (one, possibly empty, when rec has no rows), each row group's columns
+// encoded concurrently (pqWriter). The bytes are those of
+// pqarrow.FileWriter.WriteBuffered(rec) with the same properties.
+func writeParquet(w io.Writer, rec arrow.RecordBatch, version string) error {
+	pw, err := newPQWriter(w, rec.Schema(), parquetProps(version, rec.Schema()))
+	if err != nil {
+		return err
+	}
+	n := rec.NumRows()
+	for lo := int64(0); lo < n || lo == 0; lo += int64(rowGroupRows) {
+		if lo == 0 && n <= int64(rowGroupRows) {
+			if err := pw.writeRowGroup(rec); err != nil {
+				return err
 			}
+			break
 		}
-	}()
-	defer func() {
-		close(stop)
-		for r := range recs {
-			r.Release()
-		}
-	}()
-	first := true
-	for r := range recs {
-		if !first {
-			fw.NewBufferedRowGroup()
-		}
-		first = false
-		err := fw.WriteBuffered(r)
-		r.Release()
+		part := rec.NewSlice(lo, min(lo+int64(rowGroupRows), n))
+		err := pw.writeRowGroup(part)
+		part.Release()
 		if err != nil {
-			fw.Close()
 			return err
 		}
 	}
-	return fw.Close()
-}
-
-func writeParquet(w io.Writer, rec arrow.RecordBatch, version string) error {
-	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, parquetProps(version, rec.Schema()),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		return err
-	}
-	if err := fw.WriteBuffered(rec); err != nil {
-		fw.Close()
-		return err
-	}
-	return fw.Close()
+	return pw.Close()
 }
 
 func writeIPC(w io.Writer, rec arrow.RecordBatch) error {
