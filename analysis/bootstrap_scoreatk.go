@@ -216,16 +216,23 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 // This is R's quantile(type = 7) and numpy.percentile's default. Panics on
 // empty x or p outside [0, 1].
 func QuantileType7(x []float64, p float64) float64 {
-	if len(x) == 0 || p < 0 || p > 1 {
-		panic("analysis: quantile of empty sample or p outside [0, 1]")
-	}
-	h := float64(len(x)-1) * p
-	lo := math.Floor(h)
-	i := int(lo)
+	i, frac := type7Position(len(x), p)
 	if i+1 >= len(x) {
 		return x[len(x)-1]
 	}
-	return x[i] + (h-lo)*(x[i+1]-x[i])
+	return x[i] + frac*(x[i+1]-x[i])
+}
+
+// type7Position returns ⌊h⌋ and h − ⌊h⌋ for h = (n−1)·p, the order
+// statistic (0-based) a type-7 quantile starts from and the weight of the
+// next one. Panics on n = 0 or p outside [0, 1].
+func type7Position(n int, p float64) (int, float64) {
+	if n == 0 || p < 0 || p > 1 {
+		panic("analysis: quantile of empty sample or p outside [0, 1]")
+	}
+	h := float64(n-1) * p
+	lo := math.Floor(h)
+	return int(lo), h - lo
 }
 
 // ShortTasksWarning says which tasks have fewer than K runs and were left
@@ -244,18 +251,13 @@ func (w *ShortTasksWarning) Error() string {
 // order statistics it interpolates between are found by selection
 // (x is reordered). The result equals QuantileType7 of sorted x exactly.
 func quantileType7Select(x []float64, p float64) float64 {
-	if len(x) == 0 || p < 0 || p > 1 {
-		panic("analysis: quantile of empty sample or p outside [0, 1]")
-	}
-	h := float64(len(x)-1) * p
-	lo := math.Floor(h)
-	i := int(lo)
+	i, frac := type7Position(len(x), p)
 	a := selectNth(x, i)
 	if i+1 >= len(x) {
 		return a
 	}
 	b := slices.Min(x[i+1:]) // after selectNth, x[i+1:] holds the values ≥ a
-	return a + (h-lo)*(b-a)
+	return a + frac*(b-a)
 }
 
 // selectNth reorders x so that x[k] is the value a sort would put there,

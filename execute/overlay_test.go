@@ -15,10 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -252,23 +248,12 @@ func symlinkTask(t *testing.T, run string) string {
 	t.Helper()
 	dir := t.TempDir()
 	repoDir := filepath.Join(dir, "repo")
-	repo, err := git.PlainInitWithOptions(repoDir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	os.MkdirAll(filepath.Join(repoDir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(repoDir, "sub", "f.txt"), []byte("one\n"), 0o644)
 	if err := os.Symlink("sub", filepath.Join(repoDir, "lnk")); err != nil {
 		t.Fatal(err)
 	}
-	wt, _ := repo.Worktree()
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "a", Email: "a@example.com", When: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)}
-	if _, err := wt.Commit("links", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		t.Fatal(err)
-	}
+	commitAll(t, repoDir, "links")
 	path := filepath.Join(dir, "t.yaml")
 	os.WriteFile(path, []byte("id: ln\nrepo: repo\nbase_commit: main\nrun: "+run+"\ntimeout: 20s\ngpus: 0\nseeds: [1]\nmetrics:\n  result: {stdout_regex: 'RESULT: ([0-9]+)'}\nsuccess:\n  exact: {result: 0}\n"), 0o644)
 	return path

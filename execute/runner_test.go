@@ -127,18 +127,34 @@ deleted file mode 100644
 `
 )
 
+// commitAll makes repoDir (already holding its files) a git repository on
+// branch main with one commit of everything in it, by a fixed author at a
+// fixed time.
+func commitAll(t *testing.T, repoDir, msg string) {
+	t.Helper()
+	repo, err := git.PlainInitWithOptions(repoDir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "Task Author", Email: "author@example.com", When: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
+	if _, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // toyTask builds the toy repository with go-git next to a task spec and
 // returns the spec's path.
 func toyTask(t *testing.T, spec string) string {
 	t.Helper()
 	dir := t.TempDir()
 	repoDir := filepath.Join(dir, "repo")
-	repo, err := git.PlainInitWithOptions(repoDir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.Main},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	files := map[string]string{"experiment.py": toyExperiment, "model.py": toyModel, "README.md": "toy\n",
 		"run.sh": "#!/bin/bash\nexec python3 experiment.py --seed \"$RDEVAL_SEED\"\n",
 		// A CSV of the repository's own, which readers of run folders
@@ -150,17 +166,7 @@ func toyTask(t *testing.T, spec string) string {
 			t.Fatal(err)
 		}
 	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "Task Author", Email: "author@example.com", When: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
-	if _, err := wt.Commit("toy task", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		t.Fatal(err)
-	}
+	commitAll(t, repoDir, "toy task")
 	path := filepath.Join(dir, "toy.yaml")
 	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
