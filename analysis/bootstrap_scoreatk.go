@@ -186,28 +186,41 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 		})
 	}
 	wg.Wait()
-	col := make([]float64, opt.Boot)
-	for i := range points {
-		if points[i].NTasks == 0 {
-			continue
-		}
-		for b := 0; b < opt.Boot; b++ {
-			col[b] = reps[b*nk+i]
-		}
-		points[i].BootMean = mean(col)
-		lo, hi := (1-opt.Level)/2, (1+opt.Level)/2
-		if opt.Interval == BCa {
-			var warn error
-			lo, hi, warn = bcaLevels(col, points[i].Estimate, jackknife(prep, i), opt.Level)
-			if warn != nil {
-				points[i].Warnings = append(points[i].Warnings, fmt.Errorf("k=%d: %v", opt.Ks[i], warn))
+	// Each k's mean and interval ends, the ks shared among workers (each
+	// point is written by one worker only).
+	var nextK atomic.Int64
+	var wgK sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), nk) {
+		wgK.Go(func() {
+			col := make([]float64, opt.Boot)
+			for {
+				i := int(nextK.Add(1)) - 1
+				if i >= nk {
+					return
+				}
+				if points[i].NTasks == 0 {
+					continue
+				}
+				for b := range col {
+					col[b] = reps[b*nk+i]
+				}
+				points[i].BootMean = mean(col)
+				lo, hi := (1-opt.Level)/2, (1+opt.Level)/2
+				if opt.Interval == BCa {
+					var warn error
+					lo, hi, warn = bcaLevels(col, points[i].Estimate, jackknife(prep, i), opt.Level)
+					if warn != nil {
+						points[i].Warnings = append(points[i].Warnings, fmt.Errorf("k=%d: %v", opt.Ks[i], warn))
+					}
+				}
+				// Two order statistics each, found by selection in O(B)
+				// rather than a sort (col is reordered, not sorted).
+				points[i].CILow = quantileType7Select(col, lo)
+				points[i].CIHigh = quantileType7Select(col, hi)
 			}
-		}
-		// Two order statistics each, found by selection in O(B)
-		// rather than a sort (col is reordered, not sorted).
-		points[i].CILow = quantileType7Select(col, lo)
-		points[i].CIHigh = quantileType7Select(col, hi)
+		})
 	}
+	wgK.Wait()
 	return points, nil
 }
 
