@@ -359,45 +359,34 @@ func regress(s Stat, ds *ingest.Dataset) (result, error) {
 	if err := regresscmd.Fit(o, regresscmd.RunsTable(ds), nil); err != nil {
 		return result{}, err
 	}
-	var terms []string
-	for _, c := range res.Coefficients {
-		term, _ := c["term"].(string)
-		if term != s.Term {
-			terms = append(terms, term)
-			continue
-		}
-		num := func(k string) float64 {
-			if v, ok := c[k].(float64); ok {
-				return v
-			}
-			return math.NaN()
-		}
-		note := fmt.Sprintf("%s GLM on %d runs", s.Family, res.N)
-		if len(res.NGroups) > 0 && len(res.RandomEffects) > 0 {
-			var gs []string
-			for _, r := range res.RandomEffects {
-				if re, ok := r.(regresscmd.RandomEffect); ok && re.Group != "Residual" {
-					gs = append(gs, fmt.Sprintf("%s (%d levels, sd %s)", re.Group, res.NGroups[re.Group], fmtNum(re.SD)))
-				}
-			}
-			kind := "LMM (REML)"
-			if s.Family == "binomial" {
-				kind = "GLMM (Laplace)"
-				if res.NAGQ > 1 {
-					kind = fmt.Sprintf("GLMM (nAGQ = %d)", res.NAGQ)
-				}
-			}
-			note = fmt.Sprintf("%s %s on %d runs, random intercepts of %s", s.Family, kind, res.N, strings.Join(gs, ", "))
-		}
-		if len(res.Warnings) > 0 {
-			note += "; " + strings.Join(res.Warnings, "; ")
-		}
-		if s.Measure == "p" {
-			return result{value: num("p"), lo: math.NaN(), hi: math.NaN(), note: note}, nil
-		}
-		return result{value: num("estimate"), lo: num("ci_low"), hi: num("ci_high"), note: note}, nil
+	num, err := res.Coefficient(s.Term)
+	if err != nil {
+		return result{}, err
 	}
-	return result{}, fmt.Errorf("the model has no term %q (its terms: %s)", s.Term, strings.Join(terms, ", "))
+	note := fmt.Sprintf("%s GLM on %d runs", s.Family, res.N)
+	if len(res.NGroups) > 0 && len(res.RandomEffects) > 0 {
+		var gs []string
+		for _, r := range res.RandomEffects {
+			if re, ok := r.(regresscmd.RandomEffect); ok && re.Group != "Residual" {
+				gs = append(gs, fmt.Sprintf("%s (%d levels, sd %s)", re.Group, res.NGroups[re.Group], fmtNum(re.SD)))
+			}
+		}
+		kind := "LMM (REML)"
+		if s.Family == "binomial" {
+			kind = "GLMM (Laplace)"
+			if res.NAGQ > 1 {
+				kind = fmt.Sprintf("GLMM (nAGQ = %d)", res.NAGQ)
+			}
+		}
+		note = fmt.Sprintf("%s %s on %d runs, random intercepts of %s", s.Family, kind, res.N, strings.Join(gs, ", "))
+	}
+	if len(res.Warnings) > 0 {
+		note += "; " + strings.Join(res.Warnings, "; ")
+	}
+	if s.Measure == "p" {
+		return result{value: num("p"), lo: math.NaN(), hi: math.NaN(), note: note}, nil
+	}
+	return result{value: num("estimate"), lo: num("ci_low"), hi: num("ci_high"), note: note}, nil
 }
 
 func success(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/rdeval/rdeval/analysis/formula"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
 	"github.com/rdeval/rdeval/ingest"
 	"go.yaml.in/yaml/v3"
 )
@@ -233,11 +234,8 @@ func validate(c *Claim) error {
 		if s.NAGQ == 0 {
 			s.NAGQ = 1
 		}
-		if s.Family == "" {
-			s.Family = "binomial"
-		}
-		if s.Family != "binomial" && s.Family != "gaussian" {
-			return fmt.Errorf("regress family %q: want binomial or gaussian", s.Family)
+		if s.Family, err = regresscmd.CheckFamily(s.Family); err != nil {
+			return fmt.Errorf("regress %v", err)
 		}
 		if s.Measure == "" {
 			s.Measure = "estimate"
@@ -260,14 +258,11 @@ func validate(c *Claim) error {
 			return fmt.Errorf("rates needs agent (or where)")
 		}
 	}
-	s.humanLen = 8 * time.Hour
-	if s.HumanRunLength != "" {
-		d, err := time.ParseDuration(s.HumanRunLength)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("human_run_length %q: want a positive duration, e.g. 8h", s.HumanRunLength)
-		}
-		s.humanLen = d
+	h, err := comparecmd.ParseHumanRunLength(s.HumanRunLength)
+	if err != nil {
+		return err
 	}
+	s.humanLen = h
 	e := &c.Expect
 	if e.Value == nil && e.Min == nil && e.Max == nil {
 		return fmt.Errorf("expect needs value (with rel_tol, abs_tol or in_ci), min or max")

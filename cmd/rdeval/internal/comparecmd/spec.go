@@ -30,3 +30,22 @@ func CheckSpec(a, b, budget, measure string) (time.Duration, string, error) {
 	}
 	return d, measure, nil
 }
+
+// DefaultHumanRunLength is how long a human run without a time limit is
+// taken to last when a compare statistic reads it at a budget (RE-Bench's
+// human runs are 8 hours).
+const DefaultHumanRunLength = 8 * time.Hour
+
+// ParseHumanRunLength reads a claims file's or multiverse spec's
+// human_run_length: "" gives DefaultHumanRunLength, anything else must be a
+// positive Go duration such as 8h.
+func ParseHumanRunLength(s string) (time.Duration, error) {
+	if s == "" {
+		return DefaultHumanRunLength, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("human_run_length %q: want a positive duration, e.g. 8h", s)
+	}
+	return d, nil
+}

@@ -249,7 +249,7 @@ func Run(opts *Options) error {
 	}
 	c := patchdiff.Compare(gold.stats, agent.stats, opts.Window)
 	if opts.HTML != "" {
-		if err := writeAtomic(opts.HTML, func(w io.Writer) error { return writeHTML(w, gold, agent, &c) }); err != nil {
+		if err := cmdutil.WriteAtomic(opts.HTML, func(w io.Writer) error { return writeHTML(w, gold, agent, &c) }); err != nil {
 			return fmt.Errorf("--html: %w", err)
 		}
 	}

@@ -202,40 +202,15 @@ func (r *rows) write(opts *Options) error {
 		}
 		err = ingest.WriteTableFile(opts.Output, rec, format, buildinfo.Version())
 	case ".csv":
-		err = writeAtomic(opts.Output, func(w io.Writer) error { return r.table().WriteCSV(w) })
+		err = cmdutil.WriteAtomic(opts.Output, func(w io.Writer) error { return r.table().WriteCSV(w) })
 	default:
-		err = writeAtomic(opts.Output, r.writeJSON)
+		err = cmdutil.WriteAtomic(opts.Output, r.writeJSON)
 	}
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", opts.Output, err)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%d rows)\n", opts.Output, r.n)
 	return nil
-}
-
-// writeAtomic writes through fill into a temporary file beside path and
-// renames it over path, so that path never holds a partial file.
-func writeAtomic(path string, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := fill(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // isFile reports whether path is an existing regular file (links

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -397,7 +396,7 @@ func WriteAll(dir string, cfg *Config, drawn []Drawn, version string) error {
 	}
 	for _, d := range drawn {
 		for _, f := range d.Files {
-			if err := WriteFileAtomic(filepath.Join(dir, f.Name), f.data); err != nil {
+			if err := cmdutil.WriteFileAtomic(filepath.Join(dir, f.Name), f.data); err != nil {
 				return err
 			}
 		}
@@ -408,31 +407,7 @@ func WriteAll(dir string, cfg *Config, drawn []Drawn, version string) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, "index.json"), append(b, '\n'))
-}
-
-// WriteFileAtomic writes b to path through a temporary file in the same
-// folder and a rename, so that path is never half-written.
-func WriteFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, bytes.NewReader(b)); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return cmdutil.WriteFileAtomic(filepath.Join(dir, "index.json"), append(b, '\n'))
 }
 
 // runValue is a run's column as text, "" when missing.

@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/analysis/formula"
@@ -103,47 +102,9 @@ func drawErrors(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	if opts.MaxTypes < 1 || opts.MaxTypes > 7 {
 		return nil, nil, c.optErr("max_types %d: want 1 to 7 (the palette's colours)", opts.MaxTypes)
 	}
-	byAgent := map[string]map[string]float64{}
-	total := map[string]float64{}
-	for _, r := range c.ds.Runs {
-		if r.Benchmark != "rexbench" || !r.ErrorType.Valid {
-			continue
-		}
-		a := strings.ReplaceAll(r.Agent, " + ", "\n")
-		if byAgent[a] == nil {
-			byAgent[a] = map[string]float64{}
-		}
-		byAgent[a][r.ErrorType.V]++
-		total[r.ErrorType.V]++
-	}
-	if len(total) == 0 {
+	groups, cats, counts, ok := ErrorTypeCounts(c.ds.Runs, opts.MaxTypes)
+	if !ok {
 		c.warnf("no RExBench run has an error type")
-	}
-	cats := sortedKeys(total)
-	sort.SliceStable(cats, func(i, j int) bool { return total[cats[i]] > total[cats[j]] })
-	other := map[string]bool{}
-	if len(cats) > opts.MaxTypes {
-		for _, x := range cats[opts.MaxTypes:] {
-			other[x] = true
-		}
-		cats = append(cats[:opts.MaxTypes:opts.MaxTypes], "other")
-	}
-	groups := sortedKeys(byAgent)
-	var counts [][]float64
-	for _, a := range groups {
-		row := make([]float64, len(cats))
-		for cat, n := range byAgent[a] {
-			i := len(cats) - 1
-			if !other[cat] {
-				for j, x := range cats {
-					if x == cat {
-						i = j
-					}
-				}
-			}
-			row[i] += n
-		}
-		counts = append(counts, row)
 	}
 	p, err := figures.StackedBars(c.title("Error types"), "Runs", groups, cats, counts)
 	return p, map[string]any{"max_types": opts.MaxTypes}, err
@@ -219,12 +180,11 @@ func drawForest(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	if opts.Formula == "" {
 		return nil, nil, c.optErr("options.formula: required, e.g. \"final_success ~ hint_level + scale(gold_lines_changed)\"")
 	}
-	if opts.Family == "" {
-		opts.Family = "binomial"
+	family, err := regresscmd.CheckFamily(opts.Family)
+	if err != nil {
+		return nil, nil, c.optErr("%v", err)
 	}
-	if opts.Family != "binomial" && opts.Family != "gaussian" {
-		return nil, nil, c.optErr("family %q: want binomial or gaussian", opts.Family)
-	}
+	opts.Family = family
 	res, err := fitGLM(c, opts.Formula, opts.Family, opts.Cluster, runsTable(c.ds))
 	if err != nil {
 		return nil, nil, err

@@ -523,22 +523,11 @@ func regress(st Stat, ds *ingest.Dataset) (Estimate, error) {
 	if err := regresscmd.Fit(o, regresscmd.RunsTable(ds), nil); err != nil {
 		return e, err
 	}
-	var terms []string
-	for _, c := range res.Coefficients {
-		term, _ := c["term"].(string)
-		if term != st.Term {
-			terms = append(terms, term)
-			continue
-		}
-		num := func(k string) float64 {
-			if v, ok := c[k].(float64); ok {
-				return v
-			}
-			return math.NaN()
-		}
-		e.Value, e.Lo, e.Hi = num("estimate"), num("ci_low"), num("ci_high")
-		e.Note = fmt.Sprintf("%s GLM on %d runs", st.Family, res.N)
-		return e, nil
+	num, err := res.Coefficient(st.Term)
+	if err != nil {
+		return e, err
 	}
-	return e, fmt.Errorf("the model has no term %q (its terms: %s)", st.Term, strings.Join(terms, ", "))
+	e.Value, e.Lo, e.Hi = num("estimate"), num("ci_low"), num("ci_high")
+	e.Note = fmt.Sprintf("%s GLM on %d runs", st.Family, res.N)
+	return e, nil
 }

@@ -9,12 +9,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/analysis/formula"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
 	"github.com/rdeval/rdeval/ingest"
 	"go.yaml.in/yaml/v3"
 )
@@ -388,14 +388,11 @@ func validateStat(s *Stat) error {
 		}
 		s.budget = d.Seconds()
 		s.Measure = m
-		s.humanLen = 8 * 3600
-		if s.HumanRunLength != "" {
-			d, err := time.ParseDuration(s.HumanRunLength)
-			if err != nil || d <= 0 {
-				return fmt.Errorf("human_run_length %q: want a positive duration, e.g. 8h", s.HumanRunLength)
-			}
-			s.humanLen = d.Seconds()
+		h, err := comparecmd.ParseHumanRunLength(s.HumanRunLength)
+		if err != nil {
+			return err
 		}
+		s.humanLen = h.Seconds()
 	case "horizon":
 		if s.Agent == "" {
 			return fmt.Errorf("horizon needs agent")
@@ -417,11 +414,8 @@ func validateStat(s *Stat) error {
 		if len(f.Random) > 0 {
 			return fmt.Errorf("regress takes fixed-effect GLMs only (no (1 | group) terms)")
 		}
-		if s.Family == "" {
-			s.Family = "binomial"
-		}
-		if s.Family != "binomial" && s.Family != "gaussian" {
-			return fmt.Errorf("regress family %q: want binomial or gaussian", s.Family)
+		if s.Family, err = regresscmd.CheckFamily(s.Family); err != nil {
+			return fmt.Errorf("regress %v", err)
 		}
 	}
 	return nil

@@ -81,7 +81,7 @@ func RunConfig(opts *Options) error {
 		return err
 	}
 	for i, t := range tables {
-		if err := writeFileAtomic(filepath.Join(opts.OutDir, t.name), csvs[i]); err != nil {
+		if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, t.name), csvs[i]); err != nil {
 			return err
 		}
 	}
@@ -117,7 +117,7 @@ func RunConfig(opts *Options) error {
 			fmt.Fprintf(&readme, "- %s\n", w)
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(opts.OutDir, "README.md"), readme.Bytes()); err != nil {
+	if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, "README.md"), readme.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%d runs, %d figures, %d warnings from %s)\n", opts.OutDir, len(ds.Runs), len(drawn), len(warnings), source)

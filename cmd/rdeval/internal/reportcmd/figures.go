@@ -12,6 +12,8 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/scoreatkcmd"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
@@ -35,48 +37,11 @@ type figureData struct {
 // 10): the seven most frequent types (one palette colour each), the rest
 // as "other".
 func (f *figureData) errors(runs []ingest.Run) {
-	byAgent := map[string]map[string]float64{}
-	total := map[string]float64{}
-	for _, r := range runs {
-		if r.Benchmark != "rexbench" || !r.ErrorType.Valid {
-			continue
-		}
-		a := strings.ReplaceAll(r.Agent, " + ", "\n")
-		if byAgent[a] == nil {
-			byAgent[a] = map[string]float64{}
-		}
-		byAgent[a][r.ErrorType.V]++
-		total[r.ErrorType.V]++
-	}
-	if len(total) == 0 {
+	groups, cats, counts, ok := figurescmd.ErrorTypeCounts(runs, 7)
+	if !ok {
 		return
 	}
-	cats := sortedLabels(total)
-	sort.SliceStable(cats, func(i, j int) bool { return total[cats[i]] > total[cats[j]] })
-	other := map[string]bool{}
-	if len(cats) > 7 {
-		for _, c := range cats[7:] {
-			other[c] = true
-		}
-		cats = append(cats[:7:7], "other")
-	}
-	f.errCats = cats
-	f.errGroups = sortedLabels(byAgent)
-	for _, a := range f.errGroups {
-		row := make([]float64, len(cats))
-		for c, n := range byAgent[a] {
-			i := len(cats) - 1
-			if !other[c] {
-				for j, x := range cats {
-					if x == c {
-						i = j
-					}
-				}
-			}
-			row[i] += n
-		}
-		f.errCounts = append(f.errCounts, row)
-	}
+	f.errCats, f.errGroups, f.errCounts = cats, groups, counts
 }
 
 func (f *figureData) scoreAtK(rows []scoreatkcmd.Row) {
@@ -244,7 +209,7 @@ func (f *figureData) write(dir string) ([]drawnFigure, error) {
 		if err := figures.Save(p, w, h, "svg", &b); err != nil {
 			return nil, fmt.Errorf("figure %s: %w", s.file, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, s.file), b.Bytes()); err != nil {
+		if err := cmdutil.WriteFileAtomic(filepath.Join(dir, s.file), b.Bytes()); err != nil {
 			return nil, err
 		}
 		out = append(out, drawnFigure{id: strings.TrimSuffix(s.file, ".svg"), file: s.file, title: s.title, svg: b.Bytes()})

@@ -6,6 +6,7 @@ import (
 	"html"
 	"strings"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -78,5 +79,5 @@ func writeHTML(path string, pg page) error {
 		b.WriteString("</table>\n")
 	}
 	fmt.Fprintf(&b, "<p>Tables: %s; data/ holds the ingested tables and manifest.json.</p>\n</body></html>\n", html.EscapeString(strings.Join(pg.tables, ", ")))
-	return writeFileAtomic(path, b.Bytes())
+	return cmdutil.WriteFileAtomic(path, b.Bytes())
 }

@@ -5,8 +5,6 @@ package reportcmd
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -173,7 +171,7 @@ func Run(opts *Options) error {
 			}
 			rows = len(f.t.Rows)
 		}
-		if err := writeFileAtomic(filepath.Join(opts.OutDir, f.name), b.Bytes()); err != nil {
+		if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, f.name), b.Bytes()); err != nil {
 			return err
 		}
 		fmt.Fprintf(&idx, "| %s | %s (%d rows) |\n", f.name, f.what, rows)
@@ -208,7 +206,7 @@ func Run(opts *Options) error {
 			fmt.Fprintf(&idx, "- %s\n", w)
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(opts.OutDir, "README.md"), idx.Bytes()); err != nil {
+	if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, "README.md"), idx.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%d runs, %d score-log entries, %d tasks from %s)\n", opts.OutDir, len(ds.Runs), len(ds.Scores), len(ds.Tasks), source)
@@ -267,25 +265,4 @@ func groupTable(ds *ingest.Dataset) *cmdutil.Table {
 		t.Rows = append(t.Rows, []string{g.Benchmark, g.Agent, tl, g.TaskID, fmt.Sprint(g.Runs)})
 	}
 	return t
-}
-
-// writeFileAtomic writes b to path through a temporary file and a rename.
-func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, bytes.NewReader(b)); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), path)
 }
