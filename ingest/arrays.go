@@ -25,6 +25,16 @@ func newBuffer(n int) *memory.Buffer { return memory.NewBufferBytes(memPool.Allo
 // writer records the length).
 func newBitmap(n int) *memory.Buffer { return newBuffer((n + 63) / 64 * 8) }
 
+// optionalBitmap returns a zeroed validity bitmap for n rows and its
+// bytes, or nils when the column has none.
+func optionalBitmap(n int, want bool) (*memory.Buffer, []byte) {
+	if !want {
+		return nil, nil
+	}
+	bits := newBitmap(n)
+	return bits, bits.Bytes()
+}
+
 // Each function below reads every row once per pass, one pass where it
 // can: the rows are large structs, and a pass per buffer would stream
 // them through the cache again.
@@ -83,13 +93,8 @@ func boolArray[R any](rows []R, valid func(*R) bool, get func(*R) bool) arrow.Ar
 // offsets, then the bytes.
 func stringArray[R any](rows []R, valid func(*R) bool, get func(*R) string) arrow.Array {
 	n := len(rows)
-	var bits *memory.Buffer
-	var b []byte
+	bits, b := optionalBitmap(n, valid != nil)
 	nulls := 0
-	if valid != nil {
-		bits = newBitmap(n)
-		b = bits.Bytes()
-	}
 	offBuf := newBuffer((n + 1) * 4)
 	off := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(offBuf.Bytes()))), n+1)
 	total := 0
@@ -140,4 +145,65 @@ func stringListArray[R any](rows []R, get func(*R) []string) arrow.Array {
 	data := array.NewData(arrow.ListOf(arrow.BinaryTypes.String), n, []*memory.Buffer{bits, offBuf}, []arrow.ArrayData{child.Data()}, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data)
+}
+
+// dictStringArray builds a dictionary<int32, utf8> array whose value i is
+// get(&rows[i]) (null where valid rejects the row), with the dictionary
+// in order of first occurrence and without duplicates: the order in which
+// Parquet's dictionary encoder would meet the values, so that writing the
+// indices (writeDictColumn) gives the bytes of encoding the dense column.
+//
+// Rows hold strings interned per parse worker, so equal values mostly
+// share their bytes: a value is looked up by its data pointer and length
+// first (a cheap hash, and a hit for the row before most of the time), by
+// content only the first time a pointer is met.
+func dictStringArray[R any](rows []R, valid func(*R) bool, get func(*R) string) arrow.Array {
+	n := len(rows)
+	bits, b := optionalBitmap(n, valid != nil)
+	nulls := 0
+	idxBuf := newBuffer(n * 4)
+	idx := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(idxBuf.Bytes()))), n)
+	type key struct {
+		p *byte
+		n int
+	}
+	byPtr := map[key]int32{}
+	byVal := map[string]int32{}
+	var vals []string
+	last, lastIdx := key{}, int32(-1)
+	for i := range rows {
+		r := &rows[i]
+		if valid != nil {
+			if !valid(r) {
+				nulls++
+				continue
+			}
+			bitutil.SetBit(b, i)
+		}
+		s := get(r)
+		k := key{unsafe.StringData(s), len(s)}
+		if k == last && lastIdx >= 0 {
+			idx[i] = lastIdx
+			continue
+		}
+		j, ok := byPtr[k]
+		if !ok {
+			if j, ok = byVal[s]; !ok {
+				j = int32(len(vals))
+				vals = append(vals, s)
+				byVal[s] = j
+			}
+			if len(byPtr) < 1<<16 {
+				byPtr[k] = j
+			}
+		}
+		idx[i], last, lastIdx = j, k, j
+	}
+	dict := stringArray(vals, nil, func(s *string) string { return *s })
+	defer dict.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	dd := array.NewData(dt, n, []*memory.Buffer{bits, idxBuf}, nil, nulls, 0)
+	defer dd.Release()
+	dd.SetDictionary(dict.Data())
+	return array.MakeFromData(dd)
 }

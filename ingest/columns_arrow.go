@@ -16,7 +16,11 @@ import (
 type colDef[R any] struct {
 	field arrow.Field
 	array func(rows []R) arrow.Array // the column of rows (arrays.go)
-	read  func(a arrow.Array, i int, r *R)
+	// dict, for string columns, builds the column as a dictionary array,
+	// which the Parquet writer encodes from its dictionary
+	// (write_parquet_dict.go); nil for other columns.
+	dict func(rows []R) arrow.Array
+	read func(a arrow.Array, i int, r *R)
 }
 
 // TimestampType is the type of every timestamp column: microseconds, UTC.
@@ -27,6 +31,9 @@ func reqStr[R any](name string, get func(*R) *string) colDef[R] {
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String},
 		array: func(rows []R) arrow.Array {
 			return stringArray(rows, nil, func(r *R) string { return *get(r) })
+		},
+		dict: func(rows []R) arrow.Array {
+			return dictStringArray(rows, nil, func(r *R) string { return *get(r) })
 		},
 		read: func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.String).Value(i) },
 	}
@@ -57,6 +64,9 @@ func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true},
 		array: func(rows []R) arrow.Array {
 			return stringArray(rows, func(r *R) bool { return get(r).Valid }, func(r *R) string { return get(r).V })
+		},
+		dict: func(rows []R) arrow.Array {
+			return dictStringArray(rows, func(r *R) bool { return get(r).Valid }, func(r *R) string { return get(r).V })
 		},
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
@@ -157,6 +167,16 @@ func nList[R any](name string, get func(*R) *[]string) colDef[R] {
 			*get(r) = out
 		},
 	}
+}
+
+// parquetArray is the column of rows as the Parquet writer takes it: a
+// dictionary array for a dictionary-encoded string column of table, the
+// plain array otherwise.
+func (c colDef[R]) parquetArray(table string, rows []R) arrow.Array {
+	if c.dict != nil && dictionaryEncoded(table, c.field) {
+		return c.dict(rows)
+	}
+	return c.array(rows)
 }
 
 // buildRecord turns rows into one Arrow record batch with the given

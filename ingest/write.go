@@ -92,13 +92,13 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 	}{
 		{TableRuns, runSchema, len(ds.Runs),
 			func() arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs) },
-			func(ci, lo, hi int) arrow.Array { return runCols[ci].array(ds.Runs[lo:hi]) }},
+			func(ci, lo, hi int) arrow.Array { return runCols[ci].parquetArray(TableRuns, ds.Runs[lo:hi]) }},
 		{TableScoreLog, scoreSchema, len(ds.Scores),
 			func() arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores) },
-			func(ci, lo, hi int) arrow.Array { return scoreLogColumn(ci, ds.Scores[lo:hi]) }},
+			func(ci, lo, hi int) arrow.Array { return scoreLogParquetColumn(ci, ds.Scores[lo:hi]) }},
 		{TableTasks, TasksSchema(opt.Version), len(ds.Tasks),
 			func() arrow.RecordBatch { return TasksRecord(ds.Tasks, opt.Version) },
-			func(ci, lo, hi int) arrow.Array { return taskCols[ci].array(ds.Tasks[lo:hi]) }},
+			func(ci, lo, hi int) arrow.Array { return taskCols[ci].parquetArray(TableTasks, ds.Tasks[lo:hi]) }},
 	}
 	for _, t := range tables {
 		name := t.name + ext
@@ -212,15 +212,15 @@ func parquetProps(version string, schema *arrow.Schema) *parquet.WriterPropertie
 		parquet.WithVersion(parquet.V2_6),
 		parquet.WithCreatedBy("rdeval " + version),
 		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
+		parquet.WithDataPageSize(dataPageBytes),
 		parquet.WithAllocator(memPool),
 	}
 	for _, f := range schema.Fields() {
 		switch t := f.Type.(type) {
 		case *arrow.StringType:
-			if table == TableRuns && f.Name == "run_id" {
-				continue
+			if dictionaryEncoded(table, f) {
+				opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
 			}
-			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
 		case *arrow.ListType:
 			if _, ok := t.Elem().(*arrow.StringType); ok {
 				opts = append(opts, parquet.WithDictionaryFor(f.Name+".list.element", true))
@@ -228,6 +228,17 @@ func parquetProps(version string, schema *arrow.Schema) *parquet.WriterPropertie
 		}
 	}
 	return parquet.NewWriterProperties(opts...)
+}
+
+// dataPageBytes is the target size of a Parquet data page: arrow-go's
+// default (a variable so that tests can make columns of many pages).
+var dataPageBytes int64 = parquet.DefaultDataPageSize
+
+// dictionaryEncoded says whether string column f of table is written
+// dictionary-encoded: all are but the runs table's run_id.
+func dictionaryEncoded(table string, f arrow.Field) bool {
+	_, str := f.Type.(*arrow.StringType)
+	return str && !(table == TableRuns && f.Name == "run_id")
 }
 
 // rowGroupRows is the number of rows per Parquet row group (a variable so

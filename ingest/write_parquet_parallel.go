@@ -116,7 +116,9 @@ func (p *pqWriter) writeRowGroup(rec arrow.RecordBatch) error {
 }
 
 // writeRowGroupColumns writes a row group of n rows whose field i is
-// col(i), an array of n values that it releases once encoded. Each column
+// col(i), an array of n values that it releases once encoded (for a
+// dictionary-encoded string field, possibly a dictionary array: see
+// write_parquet_dict.go). Each column
 // is built and encoded on one goroutine, so that a column is encoded while
 // its buffers are still in cache and freed before the next is built.
 func (p *pqWriter) writeRowGroupColumns(n int, col func(i int) arrow.Array) error {
@@ -163,13 +165,23 @@ func (p *pqWriter) writeColumn(rgw file.BufferedRowGroupWriter, i int, col arrow
 	if l, ok := arr.(*array.List); ok {
 		return writeListColumn(ctx, cw, l, field)
 	}
+	var def []int16 // nil for a required column
+	leafNullable := false
 	if !field.Nullable {
 		if arr.NullN() > 0 {
 			return fmt.Errorf("null in a non-nullable column")
 		}
-		return pqarrow.WriteArrowToColumn(ctx, cw, arr, nil, nil, false)
+	} else {
+		def, leafNullable = flatDefLevels(arr, 1)
 	}
-	def, leafNullable := flatDefLevels(arr, 1)
+	if dict, ok := arr.(*array.Dictionary); ok {
+		if err := writeDictColumn(cw, dict, def, leafNullable); err != errDictWidth {
+			return err
+		}
+		dictFallbacks.Add(1)
+		arr = denseFromDict(dict)
+		defer arr.Release()
+	}
 	return pqarrow.WriteArrowToColumn(ctx, cw, arr, def, nil, leafNullable)
 }
 

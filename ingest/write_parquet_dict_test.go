@@ -1,0 +1,110 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// dictTestRuns are runs whose string columns hold what dictionary
+// encoding must get right: values repeated in runs and scattered, equal
+// values with different backing arrays (as from different parse workers'
+// interners), empty strings (a value, and the minimum), nulls, a column
+// that is all null and one that is all empty, and many distinct values.
+func dictTestRuns(n int) []Run {
+	runs := make([]Run, n)
+	agents := []string{"b-agent", "a-agent", "", "c-agent"}
+	for i := range runs {
+		r := &runs[i]
+		r.RunID = fmt.Sprintf("r%05d", i)
+		r.Benchmark = "re-bench"
+		r.TaskID = strings.Clone(fmt.Sprintf("task_%d", (i/7)%13)) // fresh bytes on every row
+		r.Agent = agents[(i*7919)%len(agents)]
+		r.Kind = "agent"
+		if i%3 != 0 {
+			r.Model = Some(agents[i%len(agents)])
+		}
+		if i%5 == 0 {
+			r.TaskFamily = Some(fmt.Sprintf("fam %d", i)) // many distinct
+		}
+		r.Scaffold = Some("") // all empty
+		// HintLevel stays null everywhere.
+		if i%11 == 0 {
+			r.ErrorType = Some("ValueError")
+		}
+		r.SourceFile = "all_runs.jsonl"
+	}
+	return runs
+}
+
+// TestParquetDictColumnsMatchDense: string columns written from their
+// dictionary (writeDictColumn) give the bytes of encoding the dense
+// columns (pqarrow), with one or several row groups and with pages of
+// every size down to one write batch.
+func TestParquetDictColumnsMatchDense(t *testing.T) {
+	oldRows, oldPage := rowGroupRows, dataPageBytes
+	t.Cleanup(func() { rowGroupRows, dataPageBytes = oldRows, oldPage })
+	runs := dictTestRuns(5000)
+	cols := runColsFor(runs)
+	scores := make([]ScoreEntry, 6000)
+	for i := range scores {
+		scores[i] = ScoreEntry{RunID: fmt.Sprintf("run-%d", i/500), RawScore: float64(i)}
+		if i%4 != 0 {
+			scores[i].Message = Some([]string{"", "ok", "timeout"}[i%3])
+		}
+	}
+	for _, tc := range []struct{ rows, page int }{{1 << 20, 1 << 20}, {1 << 20, 1}, {1500, 300}, {1000, 1 << 20}} {
+		rowGroupRows, dataPageBytes = tc.rows, int64(tc.page)
+		fallbacks := dictFallbacks.Load()
+		for _, tab := range []struct {
+			name  string
+			n     int
+			rec   arrow.RecordBatch
+			col   func(ci, lo, hi int) arrow.Array
+			dense func(ci, lo, hi int) arrow.Array
+		}{
+			{"runs", len(runs), RunsRecord(runs, "v"),
+				func(ci, lo, hi int) arrow.Array { return cols[ci].parquetArray(TableRuns, runs[lo:hi]) },
+				func(ci, lo, hi int) arrow.Array { return cols[ci].array(runs[lo:hi]) }},
+			{"score_log", len(scores), ScoreLogRecord(scores, "v"),
+				func(ci, lo, hi int) arrow.Array { return scoreLogParquetColumn(ci, scores[lo:hi]) },
+				func(ci, lo, hi int) arrow.Array { return scoreLogColumn(ci, scores[lo:hi]) }},
+		} {
+			var dense bytes.Buffer
+			if err := writeParquet(&dense, tab.rec, "v"); err != nil {
+				t.Fatal(err)
+			}
+			tab.rec.Release()
+			for _, procs := range []int{1, 4} {
+				prev := runtime.GOMAXPROCS(procs)
+				var viaDict, viaDense bytes.Buffer
+				err := writeParquetColumns(&viaDict, tab.rec.Schema(), tab.n, tab.col, "v")
+				if err == nil {
+					err = writeParquetColumns(&viaDense, tab.rec.Schema(), tab.n, tab.dense, "v")
+				}
+				runtime.GOMAXPROCS(prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(viaDense.Bytes(), dense.Bytes()) {
+					t.Fatalf("%s, %d rows per group, %d-byte pages: dense columns differ from the one-record write", tab.name, tc.rows, tc.page)
+				}
+				if !bytes.Equal(viaDict.Bytes(), dense.Bytes()) {
+					t.Errorf("%s, %d rows per group, %d-byte pages, GOMAXPROCS %d: written from dictionaries (%d bytes) differs from dense (%d bytes)",
+						tab.name, tc.rows, tc.page, procs, viaDict.Len(), dense.Len())
+				}
+			}
+		}
+		// Pages of one batch: task_family's dictionary grows from page to
+		// page, so it must fall back to the dense path; with 1 MiB pages
+		// every column is one page and none does.
+		fell := dictFallbacks.Load() - fallbacks
+		if tc.page == 1 && fell == 0 || tc.page == 1<<20 && fell != 0 {
+			t.Errorf("%d rows per group, %d-byte pages: %d columns written dense after all", tc.rows, tc.page, fell)
+		}
+	}
+}
