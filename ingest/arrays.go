@@ -152,25 +152,13 @@ func stringListArray[R any](rows []R, get func(*R) []string) arrow.Array {
 // in order of first occurrence and without duplicates: the order in which
 // Parquet's dictionary encoder would meet the values, so that writing the
 // indices (writeDictColumn) gives the bytes of encoding the dense column.
-//
-// Rows hold strings interned per parse worker, so equal values mostly
-// share their bytes: a value is looked up by its data pointer and length
-// first (a cheap hash, and a hit for the row before most of the time), by
-// content only the first time a pointer is met.
 func dictStringArray[R any](rows []R, valid func(*R) bool, get func(*R) string) arrow.Array {
 	n := len(rows)
 	bits, b := optionalBitmap(n, valid != nil)
 	nulls := 0
 	idxBuf := newBuffer(n * 4)
 	idx := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(idxBuf.Bytes()))), n)
-	type key struct {
-		p *byte
-		n int
-	}
-	byPtr := map[key]int32{}
-	byVal := map[string]int32{}
-	var vals []string
-	last, lastIdx := key{}, int32(-1)
+	var d dictIndexer
 	for i := range rows {
 		r := &rows[i]
 		if valid != nil {
@@ -180,26 +168,79 @@ func dictStringArray[R any](rows []R, valid func(*R) bool, get func(*R) string) 
 			}
 			bitutil.SetBit(b, i)
 		}
-		s := get(r)
-		k := key{unsafe.StringData(s), len(s)}
-		if k == last && lastIdx >= 0 {
-			idx[i] = lastIdx
-			continue
-		}
-		j, ok := byPtr[k]
-		if !ok {
-			if j, ok = byVal[s]; !ok {
-				j = int32(len(vals))
-				vals = append(vals, s)
-				byVal[s] = j
-			}
-			if len(byPtr) < 1<<16 {
-				byPtr[k] = j
-			}
-		}
-		idx[i], last, lastIdx = j, k, j
+		idx[i] = d.index(get(r))
 	}
-	dict := stringArray(vals, nil, func(s *string) string { return *s })
+	return d.array(n, bits, idxBuf, nulls)
+}
+
+// dictStringColumn is dictStringArray of vals, whose nulls are the unset
+// bits of bits (nil: none null; nulls counts them).
+func dictStringColumn(vals []string, bits *memory.Buffer, nulls int) arrow.Array {
+	n := len(vals)
+	idxBuf := newBuffer(n * 4)
+	idx := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(idxBuf.Bytes()))), n)
+	var d dictIndexer
+	if bits == nil {
+		for i, s := range vals {
+			idx[i] = d.index(s)
+		}
+	} else {
+		b := bits.Bytes()
+		for i, s := range vals {
+			if bitutil.BitIsSet(b, i) {
+				idx[i] = d.index(s)
+			}
+		}
+	}
+	return d.array(n, bits, idxBuf, nulls)
+}
+
+// dictIndexer numbers distinct strings in order of first occurrence.
+// Rows hold strings interned per parse worker, so equal values mostly
+// share their bytes: a value is looked up by its data pointer and length
+// first (a cheap hash, and a hit for the row before most of the time), by
+// content only the first time a pointer is met.
+type dictIndexer struct {
+	byPtr   map[strKey]int32
+	byVal   map[string]int32
+	vals    []string
+	last    strKey
+	lastIdx int32
+	started bool
+}
+
+type strKey struct {
+	p *byte
+	n int
+}
+
+func (d *dictIndexer) index(s string) int32 {
+	k := strKey{unsafe.StringData(s), len(s)}
+	if d.started && k == d.last {
+		return d.lastIdx
+	}
+	if d.byPtr == nil {
+		d.byPtr, d.byVal = map[strKey]int32{}, map[string]int32{}
+	}
+	j, ok := d.byPtr[k]
+	if !ok {
+		if j, ok = d.byVal[s]; !ok {
+			j = int32(len(d.vals))
+			d.vals = append(d.vals, s)
+			d.byVal[s] = j
+		}
+		if len(d.byPtr) < 1<<16 {
+			d.byPtr[k] = j
+		}
+	}
+	d.last, d.lastIdx, d.started = k, j, true
+	return j
+}
+
+// array is the dictionary array of n rows with validity bits (nil: no
+// nulls), indices idxBuf and the values met.
+func (d *dictIndexer) array(n int, bits, idxBuf *memory.Buffer, nulls int) arrow.Array {
+	dict := stringArray(d.vals, nil, func(s *string) string { return *s })
 	defer dict.Release()
 	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 	dd := array.NewData(dt, n, []*memory.Buffer{bits, idxBuf}, nil, nulls, 0)

@@ -268,7 +268,7 @@ func TestParquetColumnsMatchOneRecord(t *testing.T) {
 		for _, procs := range []int{1, 4} {
 			prev := runtime.GOMAXPROCS(procs)
 			batched.Reset()
-			err := writeParquetColumns(&batched, tc.one.Schema(), tc.rows, tc.col, "v")
+			err := writeParquetColumns(&batched, tc.one.Schema(), tc.rows, perColumn(tc.col), "v")
 			runtime.GOMAXPROCS(prev)
 			if err != nil {
 				t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"time"
 )
 
@@ -22,7 +23,7 @@ const (
 
 // memPool allocates every Arrow buffer rdeval builds and the Parquet
 // writer's (hugepages.go).
-var memPool = &hugeAllocator{}
+var memPool memory.Allocator = &hugeAllocator{}
 
 // runCols defines the runs table, in column order. The weight columns are
 // written only when some run has them (see RunsSchema).

@@ -87,18 +87,21 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		name   string
 		schema *arrow.Schema
 		rows   int
-		rec    func() arrow.RecordBatch         // the whole table (Arrow IPC)
-		col    func(ci, lo, hi int) arrow.Array // column ci of rows [lo, hi) (Parquet)
+		rec    func() arrow.RecordBatch // the whole table (Arrow IPC)
+		group  rowGroupColumns          // the columns of rows [lo, hi) (Parquet)
 	}{
 		{TableRuns, runSchema, len(ds.Runs),
 			func() arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs) },
-			func(ci, lo, hi int) arrow.Array { return runCols[ci].parquetArray(TableRuns, ds.Runs[lo:hi]) }},
+			perColumn(func(ci, lo, hi int) arrow.Array { return runCols[ci].parquetArray(TableRuns, ds.Runs[lo:hi]) })},
 		{TableScoreLog, scoreSchema, len(ds.Scores),
 			func() arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores) },
-			func(ci, lo, hi int) arrow.Array { return scoreLogParquetColumn(ci, ds.Scores[lo:hi]) }},
+			func(lo, hi int) func(ci int) arrow.Array {
+				cols := scoreLogParquetColumns(ds.Scores[lo:hi])
+				return func(ci int) arrow.Array { return cols[ci] }
+			}},
 		{TableTasks, TasksSchema(opt.Version), len(ds.Tasks),
 			func() arrow.RecordBatch { return TasksRecord(ds.Tasks, opt.Version) },
-			func(ci, lo, hi int) arrow.Array { return taskCols[ci].parquetArray(TableTasks, ds.Tasks[lo:hi]) }},
+			perColumn(func(ci, lo, hi int) arrow.Array { return taskCols[ci].parquetArray(TableTasks, ds.Tasks[lo:hi]) })},
 	}
 	for _, t := range tables {
 		name := t.name + ext
@@ -113,7 +116,7 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 				defer rec.Release()
 				return writeIPC(w, rec)
 			}
-			return writeParquetColumns(w, t.schema, t.rows, t.col, opt.Version)
+			return writeParquetColumns(w, t.schema, t.rows, t.group, opt.Version)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
@@ -245,22 +248,34 @@ func dictionaryEncoded(table string, f arrow.Field) bool {
 // that tests can exercise several row groups on small tables).
 var rowGroupRows = 1 << 20
 
+// rowGroupColumns gives the columns of a table's rows [lo, hi): the
+// function it returns is called once per column, on any goroutine, and
+// gives column ci, which the caller releases.
+type rowGroupColumns func(lo, hi int) func(ci int) arrow.Array
+
+// perColumn builds each column of a row group by itself, when the writer
+// asks for it: col(ci, lo, hi) is column ci of rows [lo, hi).
+func perColumn(col func(ci, lo, hi int) arrow.Array) rowGroupColumns {
+	return func(lo, hi int) func(ci int) arrow.Array {
+		return func(ci int) arrow.Array { return col(ci, lo, hi) }
+	}
+}
+
 // writeParquetColumns writes a table of n rows as Parquet, one row group
-// of rowGroupRows rows at a time (one, empty, when n is 0), whose field ci
-// over rows [lo, hi) is col(ci, lo, hi). Each column of a row group is
-// built and encoded on one of GOMAXPROCS goroutines
-// (pqWriter.writeRowGroupColumns), and released before the next row group:
-// at most a row group's columns are held as Arrow data, never the whole
-// table. The bytes are those writeParquet gives for the whole table as one
-// record (TestParquetColumnsMatchOneRecord).
-func writeParquetColumns(w io.Writer, schema *arrow.Schema, n int, col func(ci, lo, hi int) arrow.Array, version string) error {
+// of rowGroupRows rows at a time (one, empty, when n is 0), whose columns
+// group gives. Each column of a row group is encoded on one of GOMAXPROCS
+// goroutines (pqWriter.writeRowGroupColumns), and released before the next
+// row group: at most a row group's columns are held as Arrow data, never
+// the whole table. The bytes are those writeParquet gives for the whole
+// table as one record (TestParquetColumnsMatchOneRecord).
+func writeParquetColumns(w io.Writer, schema *arrow.Schema, n int, group rowGroupColumns, version string) error {
 	pw, err := newPQWriter(w, schema, parquetProps(version, schema))
 	if err != nil {
 		return err
 	}
 	for lo := 0; lo < n || lo == 0; lo += rowGroupRows {
 		hi := min(lo+rowGroupRows, n)
-		if err := pw.writeRowGroupColumns(hi-lo, func(ci int) arrow.Array { return col(ci, lo, hi) }); err != nil {
+		if err := pw.writeRowGroupColumns(hi-lo, group(lo, hi)); err != nil {
 			return err
 		}
 		if n == 0 {

@@ -6,8 +6,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // dictTestRuns are runs whose string columns hold what dictionary
@@ -64,14 +66,17 @@ func TestParquetDictColumnsMatchDense(t *testing.T) {
 			name  string
 			n     int
 			rec   arrow.RecordBatch
-			col   func(ci, lo, hi int) arrow.Array
+			group rowGroupColumns
 			dense func(ci, lo, hi int) arrow.Array
 		}{
 			{"runs", len(runs), RunsRecord(runs, "v"),
-				func(ci, lo, hi int) arrow.Array { return cols[ci].parquetArray(TableRuns, runs[lo:hi]) },
+				perColumn(func(ci, lo, hi int) arrow.Array { return cols[ci].parquetArray(TableRuns, runs[lo:hi]) }),
 				func(ci, lo, hi int) arrow.Array { return cols[ci].array(runs[lo:hi]) }},
 			{"score_log", len(scores), ScoreLogRecord(scores, "v"),
-				func(ci, lo, hi int) arrow.Array { return scoreLogParquetColumn(ci, scores[lo:hi]) },
+				func(lo, hi int) func(ci int) arrow.Array {
+					c := scoreLogParquetColumns(scores[lo:hi])
+					return func(ci int) arrow.Array { return c[ci] }
+				},
 				func(ci, lo, hi int) arrow.Array { return scoreLogColumn(ci, scores[lo:hi]) }},
 		} {
 			var dense bytes.Buffer
@@ -82,9 +87,9 @@ func TestParquetDictColumnsMatchDense(t *testing.T) {
 			for _, procs := range []int{1, 4} {
 				prev := runtime.GOMAXPROCS(procs)
 				var viaDict, viaDense bytes.Buffer
-				err := writeParquetColumns(&viaDict, tab.rec.Schema(), tab.n, tab.col, "v")
+				err := writeParquetColumns(&viaDict, tab.rec.Schema(), tab.n, tab.group, "v")
 				if err == nil {
-					err = writeParquetColumns(&viaDense, tab.rec.Schema(), tab.n, tab.dense, "v")
+					err = writeParquetColumns(&viaDense, tab.rec.Schema(), tab.n, perColumn(tab.dense), "v")
 				}
 				runtime.GOMAXPROCS(prev)
 				if err != nil {
@@ -105,6 +110,38 @@ func TestParquetDictColumnsMatchDense(t *testing.T) {
 		fell := dictFallbacks.Load() - fallbacks
 		if tc.page == 1 && fell == 0 || tc.page == 1<<20 && fell != 0 {
 			t.Errorf("%d rows per group, %d-byte pages: %d columns written dense after all", tc.rows, tc.page, fell)
+		}
+	}
+}
+
+// TestScoreLogColumnsOnePass: the one-pass score_log columns equal those
+// built a column at a time, whatever the number of goroutines (row ranges
+// that are not whole words, nulls in every nullable column).
+func TestScoreLogColumnsOnePass(t *testing.T) {
+	rows := make([]ScoreEntry, 50_001)
+	for i := range rows {
+		rows[i] = ScoreEntry{RunID: fmt.Sprintf("run-%d", i/700), RawScore: float64(i) / 7}
+		if i%3 != 0 {
+			rows[i].ElapsedS = Some(float64(i))
+		}
+		if i%5 != 0 {
+			rows[i].ScoredAt = Some(time.UnixMicro(1732269600000000 + int64(i)).UTC())
+		}
+		if i%4 != 0 {
+			rows[i].Message = Some([]string{"", "ok", "timeout"}[i%3])
+		}
+	}
+	for _, procs := range []int{1, 3, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		got := scoreLogParquetColumns(rows)
+		runtime.GOMAXPROCS(prev)
+		for ci := range got {
+			want := scoreLogParquetColumn(ci, rows)
+			if !array.Equal(got[ci], want) || got[ci].NullN() != want.NullN() {
+				t.Errorf("GOMAXPROCS %d: column %d differs", procs, ci)
+			}
+			got[ci].Release()
+			want.Release()
 		}
 	}
 }
