@@ -151,13 +151,16 @@ func compactStrings(s []string) []string {
 func (l *loader) runIndexOf(id string) (int, bool) {
 	// runIndex indexes ds.Runs before checkTasks compacts it; rebuild lazily.
 	if l.runIndexStale {
-		l.runIndex = make(map[string]int, len(l.ds.Runs))
+		l.runIndex.reset(len(l.ds.Runs))
 		for i, r := range l.ds.Runs {
-			l.runIndex[r.RunID] = i
+			h := l.runIndex.hashOf(r.RunID)
+			if _, dup := l.runIndex.get(r.RunID, h); !dup {
+				l.runIndex.put(h, i)
+			}
 		}
 		l.runIndexStale = false
 	}
-	i, ok := l.runIndex[id]
+	i, ok := l.runIndex.get(id, l.runIndex.hashOf(id))
 	return i, ok
 }
 

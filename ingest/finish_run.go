@@ -131,7 +131,12 @@ func checkOutcome(r *Run) error {
 // duplicate (the same file read twice) is dropped with a warning; a
 // different record under the same id is an error.
 func (l *loader) addRun(r *Run, st *InputStats) {
-	if i, dup := l.runIndex[r.RunID]; dup {
+	l.addRunHashed(r, l.runIndex.hashOf(r.RunID), st)
+}
+
+// addRunHashed is addRun for a run whose id hashes to h (runIDIndex.hashOf).
+func (l *loader) addRunHashed(r *Run, h uint64, st *InputStats) {
+	if i, dup := l.runIndex.get(r.RunID, h); dup {
 		prev := &l.ds.Runs[i]
 		if sameRun(*prev, *r) {
 			st.RowsKept++
@@ -143,7 +148,7 @@ func (l *loader) addRun(r *Run, st *InputStats) {
 		l.reject(st, e, nil)
 		return
 	}
-	l.runIndex[r.RunID] = len(l.ds.Runs)
 	l.ds.Runs = append(l.ds.Runs, *r)
+	l.runIndex.put(h, len(l.ds.Runs)-1)
 	st.RowsKept++
 }

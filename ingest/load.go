@@ -70,7 +70,7 @@ type loader struct {
 	ds       *Dataset
 	cat      *Catalog
 	humanRef map[string]float64 // task_id → METR human_score
-	runIndex map[string]int     // run_id → index in ds.Runs
+	runIndex *runIDIndex        // run_id → index in ds.Runs
 	dupSame  int                // identical duplicate runs dropped
 
 	runIndexStale bool
@@ -114,8 +114,8 @@ func (l *loader) growRuns(s *source, firstLen int) {
 	}
 	est := min(int(s.size/int64(firstLen+1))+16, 10_000_000)
 	l.ds.Runs = slices.Grow(l.ds.Runs, est)
-	if len(l.runIndex) == 0 {
-		l.runIndex = make(map[string]int, est)
+	if l.runIndex.len() == 0 {
+		l.runIndex.reset(est)
 	}
 }
 
@@ -149,7 +149,7 @@ func Load(paths []string, opt Options) (*Dataset, error) {
 			return nil, fmt.Errorf("map %s=%s: %q is not a column that inputs can set (see docs/data-model.md)", canon, src, canon)
 		}
 	}
-	l := &loader{opt: opt, ds: &Dataset{}, humanRef: map[string]float64{}, runIndex: map[string]int{}}
+	l := newLoader(opt)
 	l.cat = opt.Catalog
 	if l.cat == nil {
 		l.cat = BuiltinCatalog()
@@ -166,6 +166,13 @@ func Load(paths []string, opt Options) (*Dataset, error) {
 	}
 	l.finish()
 	return l.ds, nil
+}
+
+// newLoader returns a loader with an empty dataset.
+func newLoader(opt Options) *loader {
+	l := &loader{opt: opt, ds: &Dataset{}, humanRef: map[string]float64{}}
+	l.runIndex = newRunIDIndex(func(i int) string { return l.ds.Runs[i].RunID })
+	return l
 }
 
 func validReader(r string) bool {

@@ -15,7 +15,9 @@ import (
 )
 
 func newTestLoader() *loader {
-	return &loader{opt: Options{}, ds: &Dataset{}, humanRef: map[string]float64{}, runIndex: map[string]int{}, cat: BuiltinCatalog()}
+	l := newLoader(Options{})
+	l.cat = BuiltinCatalog()
+	return l
 }
 
 // readInspectFile reads one Inspect log with a fresh loader, choosing the

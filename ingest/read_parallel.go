@@ -143,6 +143,7 @@ func (lc *lineChunker) flush(err error) {
 func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, reader string) {
 	type item struct {
 		r        Run
+		hash     uint64 // of r.RunID, for the duplicate check
 		err      *Error
 		text     []byte
 		hasHuman bool
@@ -194,6 +195,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 					continue
 				}
 				it.hasHuman, it.human = rp.hasHuman, rp.human
+				it.hash = l.runIndex.hashOf(it.r.RunID)
 			}
 			res.unknown, rp.unknown = rp.unknown, map[string]int{}
 			return res
@@ -208,8 +210,8 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 				est := min(int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02)+16, 10_000_000)
 				l.ds.Runs = slices.Grow(l.ds.Runs, est)
 				prefault(l.ds.Runs)
-				if len(l.runIndex) == 0 {
-					l.runIndex = make(map[string]int, est)
+				if l.runIndex.len() == 0 {
+					l.runIndex.reset(est)
 				}
 			}
 			grown = true
@@ -224,7 +226,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 			if it.hasHuman {
 				l.humanRef[it.r.TaskID] = it.human
 			}
-			l.addRun(&it.r, st)
+			l.addRunHashed(&it.r, it.hash, st)
 		}
 		for k, n := range res.unknown {
 			unknown[k] += n

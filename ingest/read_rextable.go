@@ -101,7 +101,7 @@ func (l *loader) rexTableRow(s *source, st *InputStats, header []string) (func([
 			l.warn(s.path, "line %d: final_success %d/%d exceeds execution_success %d/%d (kept as printed; such runs get no outcome)", line, kf, n, ke, n)
 		}
 		cell := fw + "|" + model + "|" + normalizeHint(hint) + "|" + task + "|"
-		if i, dup := l.runIndex[cell+"1"]; dup {
+		if i, dup := l.runIndex.get(cell+"1", l.runIndex.hashOf(cell+"1")); dup {
 			prev := l.ds.Runs[i]
 			return &Error{Line: line, Field: header[taskCol], Msg: fmt.Sprintf("duplicate cell %s / %s / %s / %s (first at %s:%d)", fw, model, hint, task, prev.SourceFile, prev.SourceLine)}
 		}

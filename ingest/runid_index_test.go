@@ -1,0 +1,47 @@
+package ingest
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestRunIDIndex: every id put is found at its index through growth, ids
+// never put are not, and ids whose hashes collide are told apart by the
+// ids themselves.
+func TestRunIDIndex(t *testing.T) {
+	var ids []string
+	x := newRunIDIndex(func(i int) string { return ids[i] })
+	x.reset(3) // small, so that it grows many times
+	for i := range 10_000 {
+		ids = append(ids, fmt.Sprintf("run-%d", i))
+		if _, dup := x.get(ids[i], x.hashOf(ids[i])); dup {
+			t.Fatalf("%s found before it was put", ids[i])
+		}
+		x.put(x.hashOf(ids[i]), i)
+	}
+	for i, id := range ids {
+		if j, ok := x.get(id, x.hashOf(id)); !ok || j != i {
+			t.Fatalf("get(%s) = %d, %v; want %d", id, j, ok, i)
+		}
+	}
+	if _, ok := x.get("run-10000", x.hashOf("run-10000")); ok {
+		t.Error("found an id never put")
+	}
+	if x.len() != len(ids) {
+		t.Errorf("len %d, want %d", x.len(), len(ids))
+	}
+	// Three ids sharing one hash.
+	ids = []string{"a", "b", "c"}
+	x.reset(0)
+	for i := range ids {
+		x.put(7, i)
+	}
+	for i, id := range ids {
+		if j, ok := x.get(id, 7); !ok || j != i {
+			t.Errorf("collision: get(%s) = %d, %v; want %d", id, j, ok, i)
+		}
+	}
+	if _, ok := x.get("d", 7); ok {
+		t.Error("collision: found an id never put")
+	}
+}
