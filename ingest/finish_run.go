@@ -148,7 +148,11 @@ func (l *loader) addRunHashed(r *Run, h uint64, st *InputStats) {
 		l.reject(st, e, nil)
 		return
 	}
-	l.ds.Runs = append(l.ds.Runs, *r)
+	if n := len(l.ds.Runs); n < cap(l.ds.Runs) && r == &l.ds.Runs[:n+1][n] {
+		l.ds.Runs = l.ds.Runs[:n+1] // parsed in place (readJSONLParallel)
+	} else {
+		l.ds.Runs = append(l.ds.Runs, *r)
+	}
 	l.runIndex.put(h, len(l.ds.Runs)-1)
 	st.RowsKept++
 }

@@ -61,6 +61,7 @@ type chunk struct {
 	buf  []byte
 	recs []chunkRec
 	err  error
+	base int // (JSON Lines runs) table slot of the first record; -1: none
 }
 
 func (c *chunk) rec(i int) []byte { return c.buf[c.recs[i].off:c.recs[i].end] }
@@ -140,10 +141,17 @@ func (lc *lineChunker) flush(err error) {
 }
 
 // readJSONLParallel is the parallel form of readJSONL's runs path.
+//
+// Runs are parsed straight into the dataset's table where it has room:
+// at the first chunk the reading goroutine sizes the table from that
+// chunk's mean line length (+2 %) and hands every chunk that fits the
+// slots for its records (chunk.base), so the merge, finding a kept run
+// already where it belongs, only extends the table over it (addRunHashed);
+// a run after a rejected or duplicate record is moved down. Chunks past
+// the estimate are parsed into the worker's own buffer and appended.
 func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, reader string) {
 	type item struct {
-		r        Run
-		hash     uint64 // of r.RunID, for the duplicate check
+		hash     uint64 // of the run's id, for the duplicate check
 		err      *Error
 		text     []byte
 		hasHuman bool
@@ -152,11 +160,31 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	type result struct {
 		rowsRead int
 		items    []item
+		runs     []Run // the chunk's runs, in the table or in own (own: recycled)
+		own      bool
 		unknown  map[string]int
 	}
-	var itemBufs sync.Pool // the workers' item slices, recycled after the merge
+	var itemBufs, runBufs sync.Pool // the workers' slices, recycled after the merge
+	var table []Run                 // the grown table (set before the first chunk is sent)
 	produce := func(send func(*chunk)) {
-		lc := lineChunker{send: send}
+		next := len(l.ds.Runs) // table slot of the next record
+		grown := false
+		lc := lineChunker{send: func(c *chunk) {
+			if !grown && len(c.recs) > 0 {
+				grown = true
+				if s.size > 0 && !s.isGzip {
+					est := min(int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02)+16, 10_000_000)
+					table = slices.Grow(l.ds.Runs, est)
+					prefault(table)
+				}
+			}
+			c.base = -1
+			if table != nil && next+len(c.recs) <= cap(table) {
+				c.base = next
+			}
+			next += len(c.recs)
+			send(c)
+		}}
 		line, lineNo := first, s.line
 		for {
 			if len(bytes.TrimSpace(line)) > 0 {
@@ -178,43 +206,47 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	newWorker := func() func(*chunk) result {
 		rp := l.newRunLineParser(s.path, reader, &interner{})
 		return func(c *chunk) result {
+			n := len(c.recs)
 			res := result{}
-			if it, ok := itemBufs.Get().(*[]item); ok && cap(*it) >= len(c.recs) {
-				res.items = (*it)[:len(c.recs)]
+			if it, ok := itemBufs.Get().(*[]item); ok && cap(*it) >= n {
+				res.items = (*it)[:n]
 				clear(res.items)
 			} else {
-				res.items = make([]item, len(c.recs))
+				res.items = make([]item, n)
+			}
+			if c.base >= 0 {
+				res.runs = table[c.base : c.base+n : c.base+n]
+			} else if r, ok := runBufs.Get().(*[]Run); ok && cap(*r) >= n {
+				res.runs, res.own = (*r)[:n], true
+			} else {
+				res.runs, res.own = make([]Run, n), true
 			}
 			for i, cr := range c.recs {
 				line := c.rec(i)
 				res.rowsRead++
 				it := &res.items[i]
-				rp.r = &it.r
+				rp.r = &res.runs[i]
 				if err := rp.parse(line, cr.line); err != nil {
 					it.err, it.text = lineErrorAt(s.path, cr.line, cr.lastNoNL, err), line
 					continue
 				}
 				it.hasHuman, it.human = rp.hasHuman, rp.human
-				it.hash = l.runIndex.hashOf(it.r.RunID)
+				it.hash = l.runIndex.hashOf(res.runs[i].RunID)
 			}
 			res.unknown, rp.unknown = rp.unknown, map[string]int{}
 			return res
 		}
 	}
 	unknown := map[string]int{}
-	grown := false
+	adopted := false
 	runChunks(produce, newWorker, func(c *chunk, res result) {
-		if !grown && len(c.recs) > 0 {
-			// Size the table from the first chunk's mean line length (+2 %).
-			if s.size > 0 && !s.isGzip {
-				est := min(int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02)+16, 10_000_000)
-				l.ds.Runs = slices.Grow(l.ds.Runs, est)
-				prefault(l.ds.Runs)
-				if l.runIndex.len() == 0 {
-					l.runIndex.reset(est)
-				}
+		if !adopted && c.base >= 0 {
+			// The table the reader grew: the same runs, more room.
+			l.ds.Runs = table[:len(l.ds.Runs)]
+			if l.runIndex.len() == 0 {
+				l.runIndex.reset(cap(table) - len(table))
 			}
-			grown = true
+			adopted = true
 		}
 		st.RowsRead += res.rowsRead
 		for i := range res.items {
@@ -223,16 +255,21 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 				l.reject(st, it.err, it.text)
 				continue
 			}
+			r := &res.runs[i]
 			if it.hasHuman {
-				l.humanRef[it.r.TaskID] = it.human
+				l.humanRef[r.TaskID] = it.human
 			}
-			l.addRunHashed(&it.r, it.hash, st)
+			l.addRunHashed(r, it.hash, st)
 		}
 		for k, n := range res.unknown {
 			unknown[k] += n
 		}
 		items := res.items[:0]
 		itemBufs.Put(&items)
+		if res.own {
+			runs := res.runs[:0]
+			runBufs.Put(&runs)
+		}
 		if c.err != nil {
 			l.fileErr(s.path, c.err)
 		}

@@ -56,17 +56,20 @@ func loadAndWrite(t *testing.T, paths []string, opt Options) (*Dataset, map[stri
 func TestParallelMatchesSerial(t *testing.T) {
 	dir := t.TempDir()
 	inputs := map[string][]string{
-		"metr jsonl":        {writeFile(t, dir, "metr/all_runs.jsonl", parallelMETR(400, true))},
-		"metr jsonl no nl":  {writeFile(t, dir, "metr2/all_runs.jsonl", strings.TrimSuffix(parallelMETR(50, false), "\n")+`{"run_id":"x","alias":`)},
-		"metr jsonl gzip":   {writeGzip(t, dir, "metr3/all_runs.jsonl.gz", parallelMETR(300, true))},
-		"metr jsonl crlf":   {writeFile(t, dir, "metr4/all_runs.jsonl", strings.ReplaceAll(parallelMETR(100, true), "\n", "\r\n"))},
-		"score.log":         {writeFile(t, dir, "run-7/score.log", parallelScoreLog(500, true))},
-		"score.log no nl":   {writeFile(t, dir, "run-8/score.log", parallelScoreLog(60, true)+`2024-11-22T10:00:00+00:00,0.5,"{""open`)},
-		"score.log gzip":    {writeGzip(t, dir, "run-9/score.log.gz", parallelScoreLog(300, true))},
-		"score.log no id":   {writeFile(t, dir, "score.log", parallelScoreLog(20, false))},
-		"testdata":          {"testdata/good"},
-		"two files, dupes":  {filepath.Join(dir, "metr/all_runs.jsonl"), filepath.Join(dir, "metr/all_runs.jsonl")},
-		"metr and its logs": {filepath.Join(dir, "metr4/all_runs.jsonl"), filepath.Join(dir, "run-7/score.log")},
+		"metr jsonl":       {writeFile(t, dir, "metr/all_runs.jsonl", parallelMETR(400, true))},
+		"metr jsonl no nl": {writeFile(t, dir, "metr2/all_runs.jsonl", strings.TrimSuffix(parallelMETR(50, false), "\n")+`{"run_id":"x","alias":`)},
+		"metr jsonl gzip":  {writeGzip(t, dir, "metr3/all_runs.jsonl.gz", parallelMETR(300, true))},
+		"metr jsonl crlf":  {writeFile(t, dir, "metr4/all_runs.jsonl", strings.ReplaceAll(parallelMETR(100, true), "\n", "\r\n"))},
+		"score.log":        {writeFile(t, dir, "run-7/score.log", parallelScoreLog(500, true))},
+		"score.log no nl":  {writeFile(t, dir, "run-8/score.log", parallelScoreLog(60, true)+`2024-11-22T10:00:00+00:00,0.5,"{""open`)},
+		"score.log gzip":   {writeGzip(t, dir, "run-9/score.log.gz", parallelScoreLog(300, true))},
+		"score.log no id":  {writeFile(t, dir, "score.log", parallelScoreLog(20, false))},
+		"testdata":         {"testdata/good"},
+		"two files, dupes": {filepath.Join(dir, "metr/all_runs.jsonl"), filepath.Join(dir, "metr/all_runs.jsonl")},
+		// Long lines first: the table, sized from the first chunk, is
+		// too short, and later chunks are parsed outside it.
+		"metr jsonl, estimate short": {writeFile(t, dir, "metr5/all_runs.jsonl", longFirstLines(parallelMETR(400, true), 30))},
+		"metr and its logs":          {filepath.Join(dir, "metr4/all_runs.jsonl"), filepath.Join(dir, "run-7/score.log")},
 	}
 	for name, paths := range inputs {
 		t.Run(name, func(t *testing.T) {
@@ -279,4 +282,15 @@ func TestParquetColumnsMatchOneRecord(t *testing.T) {
 		}
 		tc.one.Release()
 	}
+}
+
+// longFirstLines pads the first n lines of a JSON Lines text with a long
+// unknown member.
+func longFirstLines(text string, n int) string {
+	lines := strings.SplitAfter(text, "\n")
+	pad := `"padding":"` + strings.Repeat("x", 4000) + `",`
+	for i := 0; i < n && i < len(lines); i++ {
+		lines[i] = strings.Replace(lines[i], "{", "{"+pad, 1)
+	}
+	return strings.Join(lines, "")
 }
