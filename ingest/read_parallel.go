@@ -140,15 +140,44 @@ func (lc *lineChunker) flush(err error) {
 	lc.c = nil
 }
 
+// slotChunks wraps send for a reader whose records go into a table that
+// holds have already: at the first chunk with records it grows have into
+// *table for the records the file likely holds (its size over that chunk's
+// mean record length, +2 %, at most limit; so that a 10^7-row file is not
+// copied into a slice twice its size when a one-record estimate falls
+// short) and maps it in (prefault); then it gives each chunk that fits
+// the slots for its records (chunk.base; -1 when it does not fit, or for
+// a file of unknown size). It runs on the reading goroutine, before any
+// worker or the merge touches the table.
+func slotChunks[T any](s *source, have []T, limit int, table *[]T, send func(*chunk)) func(*chunk) {
+	next := len(have) // the slot of the next record
+	grown := false
+	return func(c *chunk) {
+		if !grown && len(c.recs) > 0 {
+			grown = true
+			if s.size > 0 && !s.isGzip {
+				est := int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02) + 16
+				*table = slices.Grow(have, min(est, limit))
+				prefault(*table)
+			}
+		}
+		c.base = -1
+		if *table != nil && next+len(c.recs) <= cap(*table) {
+			c.base = next
+		}
+		next += len(c.recs)
+		send(c)
+	}
+}
+
 // readJSONLParallel is the parallel form of readJSONL's runs path.
 //
-// Runs are parsed straight into the dataset's table where it has room:
-// at the first chunk the reading goroutine sizes the table from that
-// chunk's mean line length (+2 %) and hands every chunk that fits the
-// slots for its records (chunk.base), so the merge, finding a kept run
-// already where it belongs, only extends the table over it (addRunHashed);
-// a run after a rejected or duplicate record is moved down. Chunks past
-// the estimate are parsed into the worker's own buffer and appended.
+// Runs are parsed straight into the dataset's table where it has room
+// (slotChunks gives each chunk that fits its slots), so the merge,
+// finding a kept run already where it belongs, only extends the table
+// over it (addRunHashed); a run after a rejected or duplicate record is
+// moved down. Chunks past the estimate are parsed into the worker's own
+// buffer and appended.
 func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, reader string) {
 	type item struct {
 		hash     uint64 // of the run's id, for the duplicate check
@@ -167,24 +196,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	var itemBufs, runBufs sync.Pool // the workers' slices, recycled after the merge
 	var table []Run                 // the grown table (set before the first chunk is sent)
 	produce := func(send func(*chunk)) {
-		next := len(l.ds.Runs) // table slot of the next record
-		grown := false
-		lc := lineChunker{send: func(c *chunk) {
-			if !grown && len(c.recs) > 0 {
-				grown = true
-				if s.size > 0 && !s.isGzip {
-					est := min(int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02)+16, 10_000_000)
-					table = slices.Grow(l.ds.Runs, est)
-					prefault(table)
-				}
-			}
-			c.base = -1
-			if table != nil && next+len(c.recs) <= cap(table) {
-				c.base = next
-			}
-			next += len(c.recs)
-			send(c)
-		}}
+		lc := lineChunker{send: slotChunks(s, l.ds.Runs, 10_000_000, &table, send)}
 		line, lineNo := first, s.line
 		for {
 			if len(bytes.TrimSpace(line)) > 0 {
@@ -287,11 +299,15 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 		text []byte
 	}
 	type result struct {
-		entries []ScoreEntry
+		entries []ScoreEntry // in the table (at the chunk's base) or own (recycled)
+		own     bool
 		rejects []rej
 	}
+	var table []ScoreEntry // the grown table (set before the first chunk is sent)
 	produce := func(send func(*chunk)) {
-		lc := lineChunker{send: send}
+		// Each chunk that fits the table is given slots for its records;
+		// its entries are parsed into the first of them.
+		lc := lineChunker{send: slotChunks(s, l.ds.Scores, 50_000_000, &table, send)}
 		var sp csvline.Splitter
 		var joined []byte
 		for {
@@ -334,10 +350,12 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 		row := l.scoreLogCSVParse(s.path, header, runID, &interner{})
 		return func(c *chunk) result {
 			res := result{}
-			if e, ok := entryBufs.Get().(*[]ScoreEntry); ok {
-				res.entries = (*e)[:0]
+			if c.base >= 0 {
+				res.entries = table[c.base : c.base : c.base+len(c.recs)]
+			} else if e, ok := entryBufs.Get().(*[]ScoreEntry); ok {
+				res.entries, res.own = (*e)[:0], true
 			} else {
-				res.entries = make([]ScoreEntry, 0, len(c.recs))
+				res.entries, res.own = make([]ScoreEntry, 0, len(c.recs)), true
 			}
 			for i, cr := range c.recs {
 				line := c.rec(i)
@@ -362,24 +380,23 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 			return res
 		}
 	}
-	grown := false
+	adopted := false
 	runChunks(produce, newWorker, func(c *chunk, res result) {
-		if !grown && len(c.recs) > 0 {
-			// Size the table from the first chunk's mean record length
-			// (+2 %), so that a 10^7-row log is not copied into a slice
-			// twice its size when a single-record estimate falls short.
-			if s.size > 0 && !s.isGzip {
-				est := int(float64(s.size)/float64(len(c.buf)+len(c.recs))*float64(len(c.recs))*1.02) + 16
-				l.ds.Scores = slices.Grow(l.ds.Scores, min(est, 50_000_000))
-				prefault(l.ds.Scores)
-			}
-			grown = true
+		if !adopted && c.base >= 0 {
+			l.ds.Scores = table[:len(l.ds.Scores)] // the same entries, more room
+			adopted = true
 		}
 		st.RowsRead += len(res.entries) + len(res.rejects)
 		st.RowsKept += len(res.entries)
-		l.ds.Scores = append(l.ds.Scores, res.entries...)
-		entries := res.entries[:0]
-		entryBufs.Put(&entries)
+		if n := len(l.ds.Scores); !res.own && n == c.base {
+			l.ds.Scores = l.ds.Scores[:n+len(res.entries)] // parsed in place
+		} else {
+			l.ds.Scores = append(l.ds.Scores, res.entries...) // moved down past rejects, or copied
+		}
+		if res.own {
+			entries := res.entries[:0]
+			entryBufs.Put(&entries)
+		}
 		for _, r := range res.rejects {
 			l.reject(st, r.err, r.text)
 		}

@@ -69,6 +69,7 @@ func TestParallelMatchesSerial(t *testing.T) {
 		// Long lines first: the table, sized from the first chunk, is
 		// too short, and later chunks are parsed outside it.
 		"metr jsonl, estimate short": {writeFile(t, dir, "metr5/all_runs.jsonl", longFirstLines(parallelMETR(400, true), 30))},
+		"score.log, estimate short":  {writeFile(t, dir, "run-10/score.log", longFirstRecords(parallelScoreLog(500, true), 30))},
 		"metr and its logs":          {filepath.Join(dir, "metr4/all_runs.jsonl"), filepath.Join(dir, "run-7/score.log")},
 	}
 	for name, paths := range inputs {
@@ -291,6 +292,16 @@ func longFirstLines(text string, n int) string {
 	pad := `"padding":"` + strings.Repeat("x", 4000) + `",`
 	for i := 0; i < n && i < len(lines); i++ {
 		lines[i] = strings.Replace(lines[i], "{", "{"+pad, 1)
+	}
+	return strings.Join(lines, "")
+}
+
+// longFirstRecords pads the message of the first n records of a METR
+// score.log (after its header).
+func longFirstRecords(text string, n int) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i := 1; i <= n && i < len(lines); i++ {
+		lines[i] = strings.Replace(lines[i], `""ok""`, `""`+strings.Repeat("y", 4000)+`""`, 1)
 	}
 	return strings.Join(lines, "")
 }
