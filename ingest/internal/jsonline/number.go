@@ -47,12 +47,13 @@ func (v Value) checkNumber() error {
 	return nil
 }
 
-// floatFast converts b if it is a well-formed JSON number whose
-// significant digits fit exactly in a float64 (at most 15 of them) and whose
-// power of ten is small enough to be exact too. One IEEE multiplication or
-// division of two exact values is correctly rounded, so the result equals
-// strconv.ParseFloat's. ok is false for anything else, which then takes the
-// general path (and its validation).
+// floatFast converts b if it is a well-formed JSON number of at most 19
+// significant digits. With at most 15, and a power of ten small enough to
+// be exact too, one IEEE multiplication or division of two exact values is
+// correctly rounded; otherwise the Eisel–Lemire algorithm rounds it
+// (eiselLemire). Either way the result equals strconv.ParseFloat's. ok is
+// false for anything else, which then takes the general path (and its
+// validation).
 func floatFast(b []byte) (f float64, ok bool) {
 	i := 0
 	neg := len(b) > 0 && b[0] == '-'
@@ -92,7 +93,7 @@ func floatFast(b []byte) (f float64, ok bool) {
 			return 0, false
 		}
 	}
-	if nd > 15 {
+	if nd > 19 { // mant has overflowed
 		return 0, false
 	}
 	if i < len(b) {
@@ -120,22 +121,26 @@ func floatFast(b []byte) (f float64, ok bool) {
 		}
 		exp += e
 	}
-	f = float64(mant)
-	if neg {
-		f = -f
+	if nd <= 15 {
+		f = float64(mant)
+		if neg {
+			f = -f
+		}
+		switch {
+		case mant == 0 || exp == 0:
+			return f, true
+		case exp < 0 && exp >= -22:
+			return f / exact10[-exp], true
+		case exp > 0 && exp <= 22:
+			return f * exact10[exp], true
+		case exp > 22 && exp <= 22+15-nd:
+			// mant·10^(exp-22) is still an exact integer below 10^15.
+			return f * exact10[exp-22] * exact10[22], true
+		}
 	}
-	switch {
-	case mant == 0 || exp == 0:
-		return f, true
-	case exp < 0 && exp >= -22:
-		return f / exact10[-exp], true
-	case exp > 0 && exp <= 22:
-		return f * exact10[exp], true
-	case exp > 22 && exp <= 22+15-nd:
-		// mant·10^(exp-22) is still an exact integer below 10^15.
-		return f * exact10[exp-22] * exact10[22], true
-	}
-	return 0, false
+	// 16 to 19 digits (Python's repr gives 17), or a power of ten that
+	// float64 does not hold exactly.
+	return eiselLemire(mant, exp, neg)
 }
 
 // Int returns the number as an int64 if it is an exact integer: "3", "3.0",
