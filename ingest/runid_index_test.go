@@ -30,18 +30,19 @@ func TestRunIDIndex(t *testing.T) {
 	if x.len() != len(ids) {
 		t.Errorf("len %d, want %d", x.len(), len(ids))
 	}
-	// Three ids sharing one hash.
+	// Three ids sharing one hash (as hashOf gives them: upper half set).
+	const h = 7 << idxBits
 	ids = []string{"a", "b", "c"}
 	x.reset(0)
 	for i := range ids {
-		x.put(7, i)
+		x.put(h, i)
 	}
 	for i, id := range ids {
-		if j, ok := x.get(id, 7); !ok || j != i {
+		if j, ok := x.get(id, h); !ok || j != i {
 			t.Errorf("collision: get(%s) = %d, %v; want %d", id, j, ok, i)
 		}
 	}
-	if _, ok := x.get("d", 7); ok {
+	if _, ok := x.get("d", h); ok {
 		t.Error("collision: found an id never put")
 	}
 }
