@@ -62,6 +62,12 @@ func writeDictColumn(cw file.ColumnChunkWriter, d *array.Dictionary, def []int16
 	if e := cw.CurrentEncoder().Encoding(); !ok || (e != parquet.Encodings.PlainDict && e != parquet.Encodings.RLEDict) {
 		return fmt.Errorf("dictionary array for a column that is not dictionary-encoded")
 	}
+	// Without page compression arrow-go may give up the dictionary after
+	// its first page when it saves no space (parquet-mr's cost fallback);
+	// that decision is the dense path's to make. rdeval always compresses.
+	if cw.Properties().DictionaryCostFallbackEnabledFor(cw.Descr().Path()) {
+		return errDictWidth
+	}
 	dict, ok := d.Dictionary().(*array.String)
 	if !ok {
 		return fmt.Errorf("dictionary of %s values", d.Dictionary().DataType())
@@ -187,8 +193,10 @@ func writeDictColumn(cw file.ColumnChunkWriter, d *array.Dictionary, def []int16
 	return nil
 }
 
-// errDictWidth says that a column's pages would be packed to other bit
-// widths than the dense path gives (writeDictColumn); nothing was written.
+// errDictWidth says that the column must be written dense to give the
+// dense path's bytes (writeDictColumn: its pages would be packed to other
+// bit widths, or the writer may fall back from the dictionary by cost);
+// nothing was written.
 var errDictWidth = errors.New("dictionary bit width differs from the dense path's")
 
 // dictFallbacks counts the columns written dense after errDictWidth (for

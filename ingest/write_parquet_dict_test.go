@@ -10,6 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 )
 
 // dictTestRuns are runs whose string columns hold what dictionary
@@ -143,5 +145,44 @@ func TestScoreLogColumnsOnePass(t *testing.T) {
 			got[ci].Release()
 			want.Release()
 		}
+	}
+}
+
+// TestParquetDictCostFallback: without compression arrow-go may drop a
+// dictionary that saves no space; a dictionary array is then written
+// dense, and the bytes still equal the dense path's.
+func TestParquetDictCostFallback(t *testing.T) {
+	runs := dictTestRuns(3000)
+	cols := runColsFor(runs)
+	schema := schemaOf(TableRuns, cols, "v")
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Uncompressed),
+		parquet.WithDictionaryDefault(false), parquet.WithDictionaryFor("task_family", true), parquet.WithDictionaryFor("agent", true))
+	write := func(col func(ci int) arrow.Array) []byte {
+		var buf bytes.Buffer
+		pw, err := newPQWriter(&buf, schema, props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pw.writeRowGroupColumns(len(runs), col); err != nil {
+			t.Fatal(err)
+		}
+		if err := pw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	fallbacks := dictFallbacks.Load()
+	viaDict := write(func(ci int) arrow.Array {
+		if cols[ci].dict != nil && (cols[ci].field.Name == "task_family" || cols[ci].field.Name == "agent") {
+			return cols[ci].dict(runs)
+		}
+		return cols[ci].array(runs)
+	})
+	dense := write(func(ci int) arrow.Array { return cols[ci].array(runs) })
+	if !bytes.Equal(viaDict, dense) {
+		t.Error("dictionary arrays without compression: bytes differ from the dense path's")
+	}
+	if got := dictFallbacks.Load() - fallbacks; got != 2 {
+		t.Errorf("%d columns written dense, want 2", got)
 	}
 }
