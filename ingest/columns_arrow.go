@@ -20,7 +20,21 @@ type colDef[R any] struct {
 	// which the Parquet writer encodes from its dictionary
 	// (write_parquet_dict.go); nil for other columns.
 	dict func(rows []R) arrow.Array
-	read func(a arrow.Array, i int, r *R)
+	// fixed, for a fixed-width column whose accessor points into the row,
+	// makes its filler for a blocked pass over n rows (columns_blocked.go).
+	fixed func(n int) fixedFill
+	read  func(a arrow.Array, i int, r *R)
+}
+
+// fixedFor returns the fixed filler maker for the field get points to,
+// or nil when its offset cannot be found (the column is then built by
+// itself).
+func fixedFor[R, F any](get func(*R) *F, mk func(off uintptr, n int) fixedFill) func(n int) fixedFill {
+	off, ok := fieldOffset(get)
+	if !ok {
+		return nil
+	}
+	return func(n int) fixedFill { return mk(off, n) }
 }
 
 // TimestampType is the type of every timestamp column: microseconds, UTC.
@@ -42,6 +56,9 @@ func reqStr[R any](name string, get func(*R) *string) colDef[R] {
 func reqInt[R any](name string, get func(*R) *int64) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64},
+		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+			return newReqFill[int64](arrow.PrimitiveTypes.Int64, off, n)
+		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(arrow.PrimitiveTypes.Int64, rows, nil, func(r *R) int64 { return *get(r) })
 		},
@@ -52,6 +69,9 @@ func reqInt[R any](name string, get func(*R) *int64) colDef[R] {
 func reqFloat[R any](name string, get func(*R) *float64) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64},
+		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+			return newReqFill[float64](arrow.PrimitiveTypes.Float64, off, n)
+		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(arrow.PrimitiveTypes.Float64, rows, nil, func(r *R) float64 { return *get(r) })
 		},
@@ -79,6 +99,9 @@ func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+			return newOptFill[float64, float64](arrow.PrimitiveTypes.Float64, off, nil, n)
+		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(arrow.PrimitiveTypes.Float64, rows, func(r *R) bool { return get(r).Valid }, func(r *R) float64 { return get(r).V })
 		},
@@ -93,6 +116,9 @@ func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+			return newOptFill[int64, int64](arrow.PrimitiveTypes.Int64, off, nil, n)
+		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(arrow.PrimitiveTypes.Int64, rows, func(r *R) bool { return get(r).Valid }, func(r *R) int64 { return get(r).V })
 		},
@@ -107,6 +133,9 @@ func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 func nInt8[R any](name string, get func(*R) *Opt[int8]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+			return newOptFill[int8, int8](arrow.PrimitiveTypes.Int8, off, nil, n)
+		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(arrow.PrimitiveTypes.Int8, rows, func(r *R) bool { return get(r).Valid }, func(r *R) int8 { return get(r).V })
 		},
@@ -135,6 +164,9 @@ func nBool[R any](name string, get func(*R) *Opt[bool]) colDef[R] {
 func nTime[R any](name string, get func(*R) *Opt[time.Time]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: TimestampType, Nullable: true},
+		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+			return newOptFill[time.Time, arrow.Timestamp](TimestampType, off, timeMicro, n)
+		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(TimestampType, rows, func(r *R) bool { return get(r).Valid }, func(r *R) arrow.Timestamp { return arrow.Timestamp(get(r).V.UnixMicro()) })
 		},

@@ -92,7 +92,7 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 	}{
 		{TableRuns, runSchema, len(ds.Runs),
 			func() arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs) },
-			perColumn(func(ci, lo, hi int) arrow.Array { return runCols[ci].parquetArray(TableRuns, ds.Runs[lo:hi]) })},
+			blockedColumns(TableRuns, runCols, ds.Runs)},
 		{TableScoreLog, scoreSchema, len(ds.Scores),
 			func() arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores) },
 			func(lo, hi int) func(ci int) arrow.Array {

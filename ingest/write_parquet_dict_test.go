@@ -41,6 +41,17 @@ func dictTestRuns(n int) []Run {
 			r.ErrorType = Some("ValueError")
 		}
 		r.SourceFile = "all_runs.jsonl"
+		r.SourceLine = int64(i + 1)
+		if i%7 != 3 {
+			r.Score = Some(float64(i) / 9)
+		}
+		if i%2 == 0 {
+			r.TimeLimitS = Some(int64(1800 * (1 + i%3)))
+			r.StartedAt = Some(time.UnixMicro(1732269600000000 + int64(i)*1000).UTC())
+		}
+		if i%13 == 0 {
+			r.ScoreBinarized = Some(int8(i % 2))
+		}
 	}
 	return runs
 }
@@ -72,7 +83,7 @@ func TestParquetDictColumnsMatchDense(t *testing.T) {
 			dense func(ci, lo, hi int) arrow.Array
 		}{
 			{"runs", len(runs), RunsRecord(runs, "v"),
-				perColumn(func(ci, lo, hi int) arrow.Array { return cols[ci].parquetArray(TableRuns, runs[lo:hi]) }),
+				blockedColumns(TableRuns, cols, runs), // as WriteDataset writes them
 				func(ci, lo, hi int) arrow.Array { return cols[ci].array(runs[lo:hi]) }},
 			{"score_log", len(scores), ScoreLogRecord(scores, "v"),
 				func(lo, hi int) func(ci int) arrow.Array {
@@ -184,5 +195,38 @@ func TestParquetDictCostFallback(t *testing.T) {
 	}
 	if got := dictFallbacks.Load() - fallbacks; got != 2 {
 		t.Errorf("%d columns written dense, want 2", got)
+	}
+}
+
+// TestFixedColumnsBlocked: the fixed-width columns of one blocked pass
+// equal those each column builds by itself (values, nulls, validity
+// buffers), whatever the number of goroutines and with row ranges that
+// are not whole blocks.
+func TestFixedColumnsBlocked(t *testing.T) {
+	runs := dictTestRuns(50_001)
+	cols := runColsFor(runs)
+	for _, procs := range []int{1, 3, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		got := fixedColumns(cols, runs)
+		runtime.GOMAXPROCS(prev)
+		built := 0
+		for ci, a := range got {
+			if a == nil {
+				if cols[ci].fixed != nil {
+					t.Errorf("%s: not built", cols[ci].field.Name)
+				}
+				continue
+			}
+			built++
+			want := cols[ci].array(runs)
+			if !array.Equal(a, want) || a.NullN() != want.NullN() || (a.NullBitmapBytes() == nil) != (want.NullBitmapBytes() == nil) {
+				t.Errorf("GOMAXPROCS %d: column %s differs", procs, cols[ci].field.Name)
+			}
+			a.Release()
+			want.Release()
+		}
+		if built < 15 {
+			t.Errorf("only %d fixed-width columns built", built)
+		}
 	}
 }
