@@ -215,8 +215,12 @@ func (c colDef[R]) parquetArray(table string, rows []R) arrow.Array {
 // columns. Columns are independent, so large tables fill them on
 // GOMAXPROCS goroutines; the result does not depend on how many.
 func buildRecord[R any](schema *arrow.Schema, cols []colDef[R], rows []R) arrow.RecordBatch {
-	arrs := make([]arrow.Array, len(cols))
-	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) { arrs[ci] = cols[ci].array(rows) })
+	arrs := fixedColumns(cols, rows) // the fixed-width ones, in one blocked pass
+	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) {
+		if arrs[ci] == nil {
+			arrs[ci] = cols[ci].array(rows)
+		}
+	})
 	rec := array.NewRecordBatch(schema, arrs, int64(len(rows)))
 	for _, a := range arrs {
 		a.Release()
