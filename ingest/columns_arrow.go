@@ -22,19 +22,22 @@ type colDef[R any] struct {
 	dict func(rows []R) arrow.Array
 	// fixed, for a fixed-width column whose accessor points into the row,
 	// makes its filler for a blocked pass over n rows (columns_blocked.go).
-	fixed func(n int) fixedFill
-	read  func(a arrow.Array, i int, r *R)
+	fixed func(n, parts int) fixedFill
+	// blockDict, for string columns, makes the filler that numbers the
+	// column for a dictionary in the blocked pass (columns_blocked.go).
+	blockDict func(n, parts int) fixedFill
+	read      func(a arrow.Array, i int, r *R)
 }
 
 // fixedFor returns the fixed filler maker for the field get points to,
 // or nil when its offset cannot be found (the column is then built by
 // itself).
-func fixedFor[R, F any](get func(*R) *F, mk func(off uintptr, n int) fixedFill) func(n int) fixedFill {
+func fixedFor[R, F any](get func(*R) *F, mk func(off uintptr, n, parts int) fixedFill) func(n, parts int) fixedFill {
 	off, ok := fieldOffset(get)
 	if !ok {
 		return nil
 	}
-	return func(n int) fixedFill { return mk(off, n) }
+	return func(n, parts int) fixedFill { return mk(off, n, parts) }
 }
 
 // TimestampType is the type of every timestamp column: microseconds, UTC.
@@ -49,14 +52,15 @@ func reqStr[R any](name string, get func(*R) *string) colDef[R] {
 		dict: func(rows []R) arrow.Array {
 			return dictStringArray(rows, nil, func(r *R) string { return *get(r) })
 		},
-		read: func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.String).Value(i) },
+		blockDict: fixedFor(get, func(off uintptr, n, parts int) fixedFill { return newDictFill(off, false, n, parts) }),
+		read:      func(a arrow.Array, i int, r *R) { *get(r) = a.(*array.String).Value(i) },
 	}
 }
 
 func reqInt[R any](name string, get func(*R) *int64) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64},
-		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
 			return newReqFill[int64](arrow.PrimitiveTypes.Int64, off, n)
 		}),
 		array: func(rows []R) arrow.Array {
@@ -69,7 +73,7 @@ func reqInt[R any](name string, get func(*R) *int64) colDef[R] {
 func reqFloat[R any](name string, get func(*R) *float64) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64},
-		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
 			return newReqFill[float64](arrow.PrimitiveTypes.Float64, off, n)
 		}),
 		array: func(rows []R) arrow.Array {
@@ -88,6 +92,7 @@ func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 		dict: func(rows []R) arrow.Array {
 			return dictStringArray(rows, func(r *R) bool { return get(r).Valid }, func(r *R) string { return get(r).V })
 		},
+		blockDict: fixedFor(get, func(off uintptr, n, parts int) fixedFill { return newDictFill(off, true, n, parts) }),
 		read: func(a arrow.Array, i int, r *R) {
 			if a.IsValid(i) {
 				*get(r) = Some(a.(*array.String).Value(i))
@@ -99,7 +104,7 @@ func nStr[R any](name string, get func(*R) *Opt[string]) colDef[R] {
 func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
 			return newOptFill[float64, float64](arrow.PrimitiveTypes.Float64, off, nil, n)
 		}),
 		array: func(rows []R) arrow.Array {
@@ -116,7 +121,7 @@ func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
 			return newOptFill[int64, int64](arrow.PrimitiveTypes.Int64, off, nil, n)
 		}),
 		array: func(rows []R) arrow.Array {
@@ -133,7 +138,7 @@ func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 func nInt8[R any](name string, get func(*R) *Opt[int8]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int8, Nullable: true},
-		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
 			return newOptFill[int8, int8](arrow.PrimitiveTypes.Int8, off, nil, n)
 		}),
 		array: func(rows []R) arrow.Array {
@@ -164,7 +169,7 @@ func nBool[R any](name string, get func(*R) *Opt[bool]) colDef[R] {
 func nTime[R any](name string, get func(*R) *Opt[time.Time]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: TimestampType, Nullable: true},
-		fixed: fixedFor(get, func(off uintptr, n int) fixedFill {
+		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
 			return newOptFill[time.Time, arrow.Timestamp](TimestampType, off, timeMicro, n)
 		}),
 		array: func(rows []R) arrow.Array {
@@ -215,7 +220,7 @@ func (c colDef[R]) parquetArray(table string, rows []R) arrow.Array {
 // columns. Columns are independent, so large tables fill them on
 // GOMAXPROCS goroutines; the result does not depend on how many.
 func buildRecord[R any](schema *arrow.Schema, cols []colDef[R], rows []R) arrow.RecordBatch {
-	arrs := fixedColumns(cols, rows) // the fixed-width ones, in one blocked pass
+	arrs := fixedColumns("", cols, rows, false) // the fixed-width ones, in one blocked pass
 	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) {
 		if arrs[ci] == nil {
 			arrs[ci] = cols[ci].array(rows)

@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// Fixed-width columns of the runs table built in one pass over blocks of
-// rows. A Run is 632 bytes, so building each of its ~20 fixed-width columns
+// Fixed-width and dictionary-encoded string columns of the runs table
+// built in one pass over blocks of rows. A Run is 632 bytes, so building each of its ~20 fixed-width columns
 // by itself streamed the table through memory once per column (reading
 // one field of every row 36 times took 85 ms for METR ×20, where one pass
 // reading it 36 times took 18 ms), through two closure calls per row.
@@ -24,12 +24,13 @@ import (
 // blockRows is the rows of a block (256 Runs: 160 KiB, inside a core's L2).
 const blockRows = 256
 
-// fixedFill fills one fixed-width column of a row group.
+// fixedFill fills one column of a row group in the blocked pass.
 type fixedFill interface {
 	// fill writes rows [lo, hi) of the table whose first row is at base,
-	// rows stride bytes apart, and returns the nulls among them. Calls for
-	// disjoint ranges may run concurrently when lo is a multiple of 64.
-	fill(base unsafe.Pointer, stride uintptr, lo, hi int) int
+	// rows stride bytes apart, and returns the nulls among them. Each
+	// part (a range of rows starting at a multiple of 64) is filled by one
+	// goroutine, block after block in order; parts run concurrently.
+	fill(part int, base unsafe.Pointer, stride uintptr, lo, hi int) int
 	// array is the column, with nulls nulls in all.
 	array(nulls int) arrow.Array
 }
@@ -64,7 +65,7 @@ func newOptFill[T any, V ~int8 | ~int64 | ~float64](dt arrow.DataType, off uintp
 	return f
 }
 
-func (f *optFill[T, V]) fill(base unsafe.Pointer, stride uintptr, lo, hi int) int {
+func (f *optFill[T, V]) fill(_ int, base unsafe.Pointer, stride uintptr, lo, hi int) int {
 	b, v := f.bits.Bytes(), f.v
 	nulls := 0
 	for i := lo; i < hi; i++ {
@@ -104,7 +105,7 @@ func newReqFill[V ~int64 | ~float64](dt arrow.DataType, off uintptr, n int) *req
 	return f
 }
 
-func (f *reqFill[V]) fill(base unsafe.Pointer, stride uintptr, lo, hi int) int {
+func (f *reqFill[V]) fill(_ int, base unsafe.Pointer, stride uintptr, lo, hi int) int {
 	v := f.v
 	for i := lo; i < hi; i++ {
 		v[i] = *(*V)(unsafe.Add(base, uintptr(i)*stride+f.off))
@@ -120,19 +121,26 @@ func (f *reqFill[V]) array(int) arrow.Array {
 
 func timeMicro(t time.Time) arrow.Timestamp { return arrow.Timestamp(t.UnixMicro()) }
 
-// fixedColumns builds the fixed-width columns of rows (those whose colDef
-// has a fixed filler) in one blocked pass on up to GOMAXPROCS goroutines;
-// out[ci] is nil for the other columns.
-func fixedColumns[R any](cols []colDef[R], rows []R) []arrow.Array {
+// fixedColumns builds the columns of rows that have a filler for the
+// blocked pass (colDef.fixed; with dict set, also the dictionary-encoded
+// string columns of table, colDef.blockDict) in one pass over blocks of
+// rows on up to GOMAXPROCS goroutines; out[ci] is nil for the others.
+func fixedColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []arrow.Array {
 	n := len(rows)
 	out := make([]arrow.Array, len(cols))
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/4096))
 	var which []int
 	var fills []fixedFill
 	for ci, c := range cols {
-		if c.fixed != nil {
-			which = append(which, ci)
-			fills = append(fills, c.fixed(n))
+		switch {
+		case c.fixed != nil:
+			fills = append(fills, c.fixed(n, parts))
+		case dict && c.blockDict != nil && dictionaryEncoded(table, c.field):
+			fills = append(fills, c.blockDict(n, parts))
+		default:
+			continue
 		}
+		which = append(which, ci)
 	}
 	if len(fills) == 0 {
 		return out
@@ -142,7 +150,6 @@ func fixedColumns[R any](cols []colDef[R], rows []R) []arrow.Array {
 	if n > 0 {
 		base, stride = unsafe.Pointer(unsafe.SliceData(rows)), unsafe.Sizeof(rows[0])
 	}
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/4096))
 	nulls := make([][]int, parts)
 	forEachParallel(parts, parts > 1, func(p int) {
 		lo, hi := p*n/parts&^63, (p+1)*n/parts&^63
@@ -153,7 +160,7 @@ func fixedColumns[R any](cols []colDef[R], rows []R) []arrow.Array {
 		for b := lo; b < hi; b += blockRows {
 			e := min(b+blockRows, hi)
 			for k, f := range fills {
-				nulls[p][k] += f.fill(base, stride, b, e)
+				nulls[p][k] += f.fill(p, base, stride, b, e)
 			}
 		}
 	})
@@ -168,17 +175,92 @@ func fixedColumns[R any](cols []colDef[R], rows []R) []arrow.Array {
 }
 
 // blockedColumns is the runs table's row groups for the Parquet writer:
-// the fixed-width columns from one blocked pass (fixedColumns), the
-// others built one by one as the writer asks for them.
+// the fixed-width and dictionary-encoded string columns from one blocked
+// pass (fixedColumns), the others built one by one as the writer asks.
 func blockedColumns[R any](table string, cols []colDef[R], rows []R) rowGroupColumns {
 	return func(lo, hi int) func(ci int) arrow.Array {
 		part := rows[lo:hi]
-		fixed := fixedColumns(cols, part)
+		built := fixedColumns(table, cols, part, true)
 		return func(ci int) arrow.Array {
-			if fixed[ci] != nil {
-				return fixed[ci]
+			if built[ci] != nil {
+				return built[ci]
 			}
 			return cols[ci].parquetArray(table, part)
 		}
 	}
+}
+
+// dictFill is a dictionary-encoded string column read from a string field
+// (opt: an Opt[string]). Each part numbers its values with its own
+// dictIndexer; array then merges the parts' dictionaries in part order
+// and renumbers the later parts' indices, which gives the dictionary in
+// order of first occurrence over the whole column, as dictStringArray does.
+type dictFill struct {
+	off    uintptr
+	opt    bool
+	n      int
+	bits   *memory.Buffer // nil when !opt
+	idxBuf *memory.Buffer
+	idx    []int32
+	dicts  []dictIndexer
+	lo, hi []int // each part's rows
+}
+
+func newDictFill(off uintptr, opt bool, n, parts int) *dictFill {
+	f := &dictFill{off: off, opt: opt, n: n, idxBuf: newBuffer(n * 4),
+		dicts: make([]dictIndexer, parts), lo: make([]int, parts), hi: make([]int, parts)}
+	f.idx = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(f.idxBuf.Bytes()))), n)
+	if opt {
+		f.bits = newBitmap(n)
+	}
+	for p := range f.lo {
+		f.lo[p] = -1
+	}
+	return f
+}
+
+func (f *dictFill) fill(part int, base unsafe.Pointer, stride uintptr, lo, hi int) int {
+	if f.lo[part] < 0 {
+		f.lo[part] = lo
+	}
+	f.hi[part] = hi
+	d, idx := &f.dicts[part], f.idx
+	nulls := 0
+	if !f.opt {
+		for i := lo; i < hi; i++ {
+			idx[i] = d.index(*(*string)(unsafe.Add(base, uintptr(i)*stride+f.off)))
+		}
+		return 0
+	}
+	b := f.bits.Bytes()
+	for i := lo; i < hi; i++ {
+		o := (*Opt[string])(unsafe.Add(base, uintptr(i)*stride+f.off))
+		if !o.Valid {
+			nulls++
+			continue
+		}
+		bitutil.SetBit(b, i)
+		idx[i] = d.index(o.V)
+	}
+	return nulls
+}
+
+func (f *dictFill) array(nulls int) arrow.Array {
+	g := &f.dicts[0]
+	for p := 1; p < len(f.dicts); p++ {
+		vals := f.dicts[p].vals
+		if len(vals) == 0 || f.lo[p] < 0 {
+			continue
+		}
+		remap := make([]int32, len(vals))
+		for j, s := range vals {
+			remap[j] = g.index(s)
+		}
+		for i := f.lo[p]; i < f.hi[p]; i++ {
+			if f.bits == nil || bitutil.BitIsSet(f.bits.Bytes(), i) {
+				f.idx[i] = remap[f.idx[i]]
+			}
+		}
+	}
+	return g.array(f.n, f.bits, f.idxBuf, nulls)
 }
