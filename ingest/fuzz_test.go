@@ -15,7 +15,8 @@ import (
 // Invariants on any input: Load never panics or fails as a whole; every
 // record read is kept or rejected (identical duplicates count as kept);
 // every error names the file, and a record error its line within the file;
-// a dataset without errors writes and reads back.
+// a dataset without errors writes and reads back; and the parallel
+// readers give the serial read's dataset.
 
 const seedMETR = `{"run_id":"mp4-server_205615","task_id":"ai_rd_fix_embedding\/main","score":0.0000072849,"time_limit":1800,"started_at":1734070031112,"completed_at":1734071923976,"task_family":"ai_rd_fix_embedding","alias":"Claude 3 Opus","model":"c3o","fatal_error_from":"usageLimits","human_minutes":556.6,"human_score":1.045,"human_source":"baseline","dollar_equivalent":null,"total_tokens":null,"score_binarized":0,"equal_task_weight":0.0003442341,"invsqrt_task_weight":0.0005578143}`
 
@@ -59,6 +60,18 @@ func checkLoad(t *testing.T, name string, data []byte) {
 	if err != nil {
 		t.Fatalf("Load failed as a whole: %v", err)
 	}
+	// The parallel readers (two workers, chunks of a few records, the
+	// records parsed into the table's slots) give the same dataset.
+	func() {
+		withParallel(t, 2, 0, 64)
+		par, err := Load([]string{path}, Options{})
+		if err != nil {
+			t.Fatalf("parallel Load failed as a whole: %v", err)
+		}
+		if !sameDataset(par, ds) {
+			t.Fatalf("parallel read differs from the serial read:\n%s", firstDiff(par, ds))
+		}
+	}()
 	for _, in := range ds.Inputs {
 		if in.RowsRead != in.RowsKept+in.RowsRejected && in.Reader != ReaderRExBenchTable {
 			t.Errorf("%s: read %d != kept %d + rejected %d", in.Path, in.RowsRead, in.RowsKept, in.RowsRejected)
