@@ -220,7 +220,7 @@ func (c colDef[R]) parquetArray(table string, rows []R) arrow.Array {
 // columns. Columns are independent, so large tables fill them on
 // GOMAXPROCS goroutines; the result does not depend on how many.
 func buildRecord[R any](schema *arrow.Schema, cols []colDef[R], rows []R) arrow.RecordBatch {
-	arrs := fixedColumns("", cols, rows, false) // the fixed-width ones, in one blocked pass
+	arrs := blockColumns("", cols, rows, false) // the fixed-width ones, in one blocked pass
 	forEachParallel(len(cols), len(rows) >= parallelBuildRows, func(ci int) {
 		if arrs[ci] == nil {
 			arrs[ci] = cols[ci].array(rows)

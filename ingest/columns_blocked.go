@@ -121,11 +121,11 @@ func (f *reqFill[V]) array(int) arrow.Array {
 
 func timeMicro(t time.Time) arrow.Timestamp { return arrow.Timestamp(t.UnixMicro()) }
 
-// fixedColumns builds the columns of rows that have a filler for the
+// blockColumns builds the columns of rows that have a filler for the
 // blocked pass (colDef.fixed; with dict set, also the dictionary-encoded
 // string columns of table, colDef.blockDict) in one pass over blocks of
 // rows on up to GOMAXPROCS goroutines; out[ci] is nil for the others.
-func fixedColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []arrow.Array {
+func blockColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []arrow.Array {
 	n := len(rows)
 	out := make([]arrow.Array, len(cols))
 	parts := max(1, min(runtime.GOMAXPROCS(0), n/4096))
@@ -176,11 +176,11 @@ func fixedColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []
 
 // blockedColumns is the runs table's row groups for the Parquet writer:
 // the fixed-width and dictionary-encoded string columns from one blocked
-// pass (fixedColumns), the others built one by one as the writer asks.
+// pass (blockColumns), the others built one by one as the writer asks.
 func blockedColumns[R any](table string, cols []colDef[R], rows []R) rowGroupColumns {
 	return func(lo, hi int) func(ci int) arrow.Array {
 		part := rows[lo:hi]
-		built := fixedColumns(table, cols, part, true)
+		built := blockColumns(table, cols, part, true)
 		return func(ci int) arrow.Array {
 			if built[ci] != nil {
 				return built[ci]

@@ -187,18 +187,6 @@ func scoreLogColumn(ci int, rows []ScoreEntry) arrow.Array {
 	panic(fmt.Sprintf("score_log has no column %d", ci))
 }
 
-// scoreLogParquetColumn is scoreLogColumn as the Parquet writer takes it:
-// the string columns (run_id, message) as dictionary arrays.
-func scoreLogParquetColumn(ci int, rows []ScoreEntry) arrow.Array {
-	switch ci {
-	case 0:
-		return dictStringArray(rows, nil, func(e *ScoreEntry) string { return e.RunID })
-	case 4:
-		return dictStringArray(rows, func(e *ScoreEntry) bool { return e.Message.Valid }, func(e *ScoreEntry) string { return e.Message.V })
-	}
-	return scoreLogColumn(ci, rows)
-}
-
 // TasksRecord builds the tasks table as one Arrow record batch.
 func TasksRecord(rows []Task, version string) arrow.RecordBatch {
 	return buildRecord(TasksSchema(version), taskCols, rows)

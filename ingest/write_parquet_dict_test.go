@@ -207,7 +207,7 @@ func TestFixedColumnsBlocked(t *testing.T) {
 	cols := runColsFor(runs)
 	for _, procs := range []int{1, 3, 4} {
 		prev := runtime.GOMAXPROCS(procs)
-		got := fixedColumns(TableRuns, cols, runs, true)
+		got := blockColumns(TableRuns, cols, runs, true)
 		runtime.GOMAXPROCS(prev)
 		built := 0
 		for ci, a := range got {
@@ -229,4 +229,16 @@ func TestFixedColumnsBlocked(t *testing.T) {
 			t.Errorf("only %d fixed-width columns built", built)
 		}
 	}
+}
+
+// scoreLogParquetColumn is column ci of the score log as the Parquet writer
+// takes it, built by itself: the reference for scoreLogParquetColumns.
+func scoreLogParquetColumn(ci int, rows []ScoreEntry) arrow.Array {
+	switch ci {
+	case 0:
+		return dictStringArray(rows, nil, func(e *ScoreEntry) string { return e.RunID })
+	case 4:
+		return dictStringArray(rows, func(e *ScoreEntry) bool { return e.Message.Valid }, func(e *ScoreEntry) string { return e.Message.V })
+	}
+	return scoreLogColumn(ci, rows)
 }
