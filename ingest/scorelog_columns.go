@@ -12,13 +12,14 @@ import (
 )
 
 // scoreLogParquetColumns builds the five score_log columns of rows as the
-// Parquet writer takes them (dictionary arrays for the strings) in one pass over the
-// rows. Score logs are long (10^6–10^7 entries) and an entry is 96 bytes,
-// so a pass per column streamed the whole table from memory five times:
-// here GOMAXPROCS goroutines each fill every column for a range of rows
-// (ranges of whole 64-row words, so that no two write one bitmap byte),
-// then the two string columns are numbered from their compact values.
-// The arrays equal those built a column at a time (TestScoreLogColumnsOnePass).
+// Parquet writer takes them (dictionary arrays for the strings) in one
+// pass over the rows. Score logs are long (10^6–10^7 entries) and an entry
+// is 96 bytes, so a pass per column streamed the whole table from memory
+// five times: here GOMAXPROCS goroutines each fill every column for a
+// range of rows (ranges of whole 64-row words, so that no two write one
+// bitmap byte), then the two string columns are numbered from their
+// compact values. The arrays equal those built a column at a time
+// (TestScoreLogColumnsOnePass).
 func scoreLogParquetColumns(rows []ScoreEntry) [5]arrow.Array {
 	n := len(rows)
 	elapsedBits, scoredBits, msgBits := newBitmap(n), newBitmap(n), newBitmap(n)
