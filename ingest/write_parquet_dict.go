@@ -27,17 +27,18 @@ import (
 // column is written here as that dictionary (put once into the column's
 // encoder) plus the indices (ColumnChunkWriter.WriteDictIndices).
 //
-// The bytes are those of the dense path (TestParquetColumnsMatchOneRecord):
+// The bytes are those of the dense path (TestParquetDictColumnsMatchDense):
 // the dictionary is in order of first occurrence, as the encoder would
 // build it; the indices go in one WriteDictIndices call per write batch
-// (WriteBatchSize rows), after adding its values' raw size to the
-// encoder (by which pages are sized), so pages end where they would; and each batch's
-// page statistics are updated with its own null count, value count, and
-// minimum and maximum (found through the dictionary's sort ranks), which
-// is what the dense path's per-batch update gives. pqarrow's own
-// dictionary path (WriteArrowToColumn with a dictionary array) is not used:
-// it puts the whole chunk's statistics into the first page and leaves
-// empty strings out of the minimum.
+// (WriteBatchSize rows), after adding its values' raw size to the encoder
+// (by which pages are sized), so pages end where they would; and each
+// batch's page statistics are updated with its own null count, value
+// count, and minimum and maximum (found through the dictionary's sort
+// ranks), which is what the dense path's per-batch update gives. Where
+// the dense path would differ in another way (errDictWidth) the column is
+// written dense. pqarrow's own dictionary path (WriteArrowToColumn with a
+// dictionary array) is not used: it puts the whole chunk's statistics into
+// the first page and leaves empty strings out of the minimum.
 
 // dictPutter is the part of the column's dictionary encoder used here
 // (arrow-go's encoding.DictEncoder, an internal type).
