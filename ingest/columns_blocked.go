@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// Fixed-width and dictionary-encoded string columns of the runs table
-// built in one pass over blocks of rows. A Run is 632 bytes, so building each of its ~20 fixed-width columns
+// Fixed-width and dictionary-encoded string columns of the runs and
+// score_log tables built in one pass over blocks of rows. A Run is 632 bytes, so building each of its ~20 fixed-width columns
 // by itself streamed the table through memory once per column (reading
 // one field of every row 36 times took 85 ms for METR ×20, where one pass
 // reading it 36 times took 18 ms), through two closure calls per row.
@@ -174,9 +174,10 @@ func blockColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []
 	return out
 }
 
-// blockedColumns is the runs table's row groups for the Parquet writer:
-// the fixed-width and dictionary-encoded string columns from one blocked
-// pass (blockColumns), the others built one by one as the writer asks.
+// blockedColumns is a table's row groups for the Parquet writer (runs,
+// score_log): the fixed-width and dictionary-encoded string columns from
+// one blocked pass (blockColumns), the others built one by one as the
+// writer asks.
 func blockedColumns[R any](table string, cols []colDef[R], rows []R) rowGroupColumns {
 	return func(lo, hi int) func(ci int) arrow.Array {
 		part := rows[lo:hi]

@@ -95,10 +95,7 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 			blockedColumns(TableRuns, runCols, ds.Runs)},
 		{TableScoreLog, scoreSchema, len(ds.Scores),
 			func() arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores) },
-			func(lo, hi int) func(ci int) arrow.Array {
-				cols := scoreLogParquetColumns(ds.Scores[lo:hi])
-				return func(ci int) arrow.Array { return cols[ci] }
-			}},
+			blockedColumns(TableScoreLog, scoreCols, ds.Scores)},
 		{TableTasks, TasksSchema(opt.Version), len(ds.Tasks),
 			func() arrow.RecordBatch { return TasksRecord(ds.Tasks, opt.Version) },
 			perColumn(func(ci, lo, hi int) arrow.Array { return taskCols[ci].parquetArray(TableTasks, ds.Tasks[lo:hi]) })},

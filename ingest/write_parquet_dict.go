@@ -35,7 +35,7 @@ import (
 // batch's page statistics are updated with its own null count, value
 // count, and minimum and maximum (found through the dictionary's sort
 // ranks), which is what the dense path's per-batch update gives. Where
-// the dense path would differ in another way (errDictWidth) the column is
+// the dense path would differ in another way (errWriteDense) the column is
 // written dense. pqarrow's own dictionary path (WriteArrowToColumn with a
 // dictionary array) is not used: it puts the whole chunk's statistics into
 // the first page and leaves empty strings out of the minimum.
@@ -67,7 +67,7 @@ func writeDictColumn(cw file.ColumnChunkWriter, d *array.Dictionary, def []int16
 	// its first page when it saves no space (parquet-mr's cost fallback);
 	// that decision is the dense path's to make. rdeval always compresses.
 	if cw.Properties().DictionaryCostFallbackEnabledFor(cw.Descr().Path()) {
-		return errDictWidth
+		return errWriteDense
 	}
 	dict, ok := d.Dictionary().(*array.String)
 	if !ok {
@@ -101,7 +101,7 @@ func writeDictColumn(cw file.ColumnChunkWriter, d *array.Dictionary, def []int16
 	// 0 … the greatest so far, in first-occurrence order) and the page's
 	// indices are packed to that dictionary's bit width; here the whole
 	// dictionary is in the encoder from the start. Where the widths would
-	// differ the column is written dense instead (errDictWidth).
+	// differ the column is written dense instead (errWriteDense).
 	type batchInfo struct {
 		nulls, raw  int64
 		lowR, highR int32
@@ -133,7 +133,7 @@ func writeDictColumn(cw file.ColumnChunkWriter, d *array.Dictionary, def []int16
 		}
 		if pageRaw += b.raw; pageRaw >= pageLimit {
 			if dictBitWidth(int(seen)) != fullWidth {
-				return errDictWidth
+				return errWriteDense
 			}
 			pageRaw = 0
 		}
@@ -194,13 +194,13 @@ func writeDictColumn(cw file.ColumnChunkWriter, d *array.Dictionary, def []int16
 	return nil
 }
 
-// errDictWidth says that the column must be written dense to give the
+// errWriteDense says that the column must be written dense to give the
 // dense path's bytes (writeDictColumn: its pages would be packed to other
 // bit widths, or the writer may fall back from the dictionary by cost);
 // nothing was written.
-var errDictWidth = errors.New("dictionary bit width differs from the dense path's")
+var errWriteDense = errors.New("dictionary bit width differs from the dense path's")
 
-// dictFallbacks counts the columns written dense after errDictWidth (for
+// dictFallbacks counts the columns written dense after errWriteDense (for
 // tests).
 var dictFallbacks atomic.Int64
 

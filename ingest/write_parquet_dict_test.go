@@ -86,10 +86,7 @@ func TestParquetDictColumnsMatchDense(t *testing.T) {
 				blockedColumns(TableRuns, cols, runs), // as WriteDataset writes them
 				func(ci, lo, hi int) arrow.Array { return cols[ci].array(runs[lo:hi]) }},
 			{"score_log", len(scores), ScoreLogRecord(scores, "v"),
-				func(lo, hi int) func(ci int) arrow.Array {
-					c := scoreLogParquetColumns(scores[lo:hi])
-					return func(ci int) arrow.Array { return c[ci] }
-				},
+				blockedColumns(TableScoreLog, scoreCols, scores), // as WriteDataset writes them
 				func(ci, lo, hi int) arrow.Array { return scoreLogColumn(ci, scores[lo:hi]) }},
 		} {
 			var dense bytes.Buffer
@@ -127,9 +124,10 @@ func TestParquetDictColumnsMatchDense(t *testing.T) {
 	}
 }
 
-// TestScoreLogColumnsOnePass: the one-pass score_log columns equal those
-// built a column at a time, whatever the number of goroutines (row ranges
-// that are not whole words, nulls in every nullable column).
+// TestScoreLogColumnsOnePass: the score_log columns of the blocked pass
+// (all five: numbers and dictionary-encoded strings) equal those built a
+// column at a time, whatever the number of goroutines (row ranges that are
+// not whole words, nulls in every nullable column).
 func TestScoreLogColumnsOnePass(t *testing.T) {
 	rows := make([]ScoreEntry, 50_001)
 	for i := range rows {
@@ -146,7 +144,7 @@ func TestScoreLogColumnsOnePass(t *testing.T) {
 	}
 	for _, procs := range []int{1, 3, 4} {
 		prev := runtime.GOMAXPROCS(procs)
-		got := scoreLogParquetColumns(rows)
+		got := blockColumns(TableScoreLog, scoreCols, rows, true)
 		runtime.GOMAXPROCS(prev)
 		for ci := range got {
 			want := scoreLogParquetColumn(ci, rows)
@@ -232,7 +230,7 @@ func TestFixedColumnsBlocked(t *testing.T) {
 }
 
 // scoreLogParquetColumn is column ci of the score log as the Parquet writer
-// takes it, built by itself: the reference for scoreLogParquetColumns.
+// takes it, built by itself: the reference for the blocked pass.
 func scoreLogParquetColumn(ci int, rows []ScoreEntry) arrow.Array {
 	switch ci {
 	case 0:

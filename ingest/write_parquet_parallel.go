@@ -175,7 +175,7 @@ func (p *pqWriter) writeColumn(rgw file.BufferedRowGroupWriter, i int, col arrow
 		def, leafNullable = flatDefLevels(arr, 1)
 	}
 	if dict, ok := arr.(*array.Dictionary); ok {
-		if err := writeDictColumn(cw, dict, def, leafNullable); err != errDictWidth {
+		if err := writeDictColumn(cw, dict, def, leafNullable); err != errWriteDense {
 			return err
 		}
 		dictFallbacks.Add(1)
