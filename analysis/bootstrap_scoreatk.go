@@ -274,46 +274,66 @@ func quantileType7Select(x []float64, p float64) float64 {
 }
 
 // selectNth reorders x so that x[k] is the value a sort would put there,
-// with x[:k] ≤ x[k] ≤ x[k+1:], and returns it (Hoare's quickselect with a
-// median-of-three pivot; NaN not allowed). Deterministic: no random pivots.
+// with x[:k] ≤ x[k] ≤ x[k+1:], and returns it (NaN not allowed).
+//
+// Floyd and Rivest's SELECT (CACM 18(3), 1975, Algorithm 489): on a range
+// of more than 600 values it first selects, recursively, within a window
+// around k of a sample of about n^(2/3) of them (the window's ends are
+// expected to bracket the k-th value), and partitions the range about the
+// value found, so one pass over the range mostly suffices where Hoare's
+// quickselect takes two to three. The sample is the range's middle, not a
+// random draw: deterministic. The value returned is exact whatever the
+// window; only the order of the other values depends on it.
 func selectNth(x []float64, k int) float64 {
-	lo, hi := 0, len(x)-1
-	for hi > lo {
-		mid := lo + (hi-lo)/2
-		// median of three to x[mid]
-		if x[mid] < x[lo] {
-			x[mid], x[lo] = x[lo], x[mid]
+	floydRivest(x, 0, len(x)-1, k)
+	return x[k]
+}
+
+func floydRivest(x []float64, left, right, k int) {
+	for right > left {
+		if right-left > 600 {
+			n := float64(right - left + 1)
+			i := float64(k - left + 1)
+			z := math.Log(n)
+			s := 0.5 * math.Exp(2*z/3)
+			sd := 0.5 * math.Sqrt(z*s*(n-s)/n)
+			if i < n/2 {
+				sd = -sd
+			}
+			newLeft := max(left, int(float64(k)-i*s/n+sd))
+			newRight := min(right, int(float64(k)+(n-i)*s/n+sd))
+			floydRivest(x, newLeft, newRight, k)
 		}
-		if x[hi] < x[lo] {
-			x[hi], x[lo] = x[lo], x[hi]
+		// Partition x[left..right] about t = x[k].
+		t := x[k]
+		i, j := left, right
+		x[left], x[k] = x[k], x[left]
+		if x[right] > t {
+			x[right], x[left] = x[left], x[right]
 		}
-		if x[hi] < x[mid] {
-			x[hi], x[mid] = x[mid], x[hi]
-		}
-		pivot := x[mid]
-		i, j := lo, hi
-		for i <= j {
-			for x[i] < pivot {
+		for i < j {
+			x[i], x[j] = x[j], x[i]
+			i++
+			j--
+			for x[i] < t {
 				i++
 			}
-			for x[j] > pivot {
-				j--
-			}
-			if i <= j {
-				x[i], x[j] = x[j], x[i]
-				i++
+			for x[j] > t {
 				j--
 			}
 		}
-		// Now x[lo..j] ≤ pivot ≤ x[i..hi], and x[j+1..i-1] == pivot.
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return x[k]
+		if x[left] == t {
+			x[left], x[j] = x[j], x[left]
+		} else {
+			j++
+			x[j], x[right] = x[right], x[j]
+		}
+		// Now x[left..j-1] ≤ t = x[j] ≤ x[j+1..right].
+		if j <= k {
+			left = j + 1
+		}
+		if k <= j {
+			right = j - 1
 		}
 	}
-	return x[k]
 }

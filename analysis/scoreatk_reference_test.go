@@ -13,13 +13,16 @@ import (
 	"testing"
 )
 
+// metrAllRuns is METR's all_runs.jsonl @3a947ac in ../shared.
+var metrAllRuns = filepath.Join("..", "..", "shared", "anchors", "eval-analysis-public",
+	"3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f", "data", "external", "all_runs.jsonl")
+
 // metrRuns reads the RE-Bench rows of METR's all_runs.jsonl @3a947ac from
 // ../shared (skipping when absent) as (alias, time_limit) → task → scores.
 // analysis imports no project package, so it parses the few fields itself.
 func metrRuns(t testing.TB) map[[2]string]map[string][]float64 {
 	t.Helper()
-	path := filepath.Join("..", "..", "shared", "anchors", "eval-analysis-public",
-		"3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f", "data", "external", "all_runs.jsonl")
+	path := metrAllRuns
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("skipping: METR reference data %s not found (../shared sits beside the checkout)", path)

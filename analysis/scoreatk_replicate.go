@@ -37,6 +37,7 @@ type preparedTask struct {
 	ks     []int       // effective k per Ks entry; 0 = dropped
 	g      [][]float64 // per Ks entry: G_k(P) for P = 0..n−k (nil: dropped or random)
 	step   []float64   // step[j] = s_j − s_(j−1) (0-based; step[0] = 0)
+	ties   *tieTables  // set when the sum over distinct scores is cheaper (see tieTables)
 }
 
 // prepareTask sorts t's scores and tabulates G_k for every k in ks.
@@ -67,6 +68,9 @@ func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
 	for j := 1; j < n; j++ {
 		p.step[j] = p.s[j] - p.s[j-1]
 	}
+	if !p.random && tieTablesPay(p) {
+		p.ties = newTieTables(p)
+	}
 	return p
 }
 
@@ -84,8 +88,9 @@ func survivalTable(n, k int) []float64 {
 
 // replicateScratch is a worker's reusable memory for replicate.
 type replicateScratch struct {
-	counts []int32
+	counts []int32   // zero between replicates: each user clears what it read
 	d      []float64 // D(P), P = 0..n
+	pre    []int32   // pre[j] = P_j = c_0 + … + c_(j−1) (tieTables path)
 }
 
 // replicate draws one resample of p's runs from the stream PCG(seed, stream)
@@ -95,9 +100,9 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 	if cap(sc.counts) < n {
 		sc.counts = make([]int32, n)
 		sc.d = make([]float64, n+1)
+		sc.pre = make([]int32, n)
 	}
 	counts := sc.counts[:n]
-	clear(counts)
 	var g rand.PCG
 	g.Seed(seed, stream)
 	drawCounts(&g, counts)
@@ -106,6 +111,7 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 		var m float64
 		for j, c := range counts {
 			m += float64(c) * p.s[j]
+			counts[j] = 0
 		}
 		m /= float64(n)
 		for i, k := range p.ks {
@@ -116,14 +122,20 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 		}
 		return
 	}
+	if p.ties != nil {
+		p.ties.replicate(p.s[0], counts, sc.pre[:n], est)
+		return
+	}
 
 	d := sc.d[:n+1]
 	clear(d)
 	at := counts[0]
+	counts[0] = 0
 	step := p.step[:n]
 	for j := 1; j < n; j++ {
 		d[at] += step[j]
 		at += counts[j]
+		counts[j] = 0
 	}
 	first := p.s[0]
 	for i, gk := range p.g {

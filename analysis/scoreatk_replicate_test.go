@@ -1,30 +1,51 @@
 package analysis
 
 import (
+	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 )
 
 // TestReplicateMatchesDirect: the summed-by-parts replicate equals score@k
 // computed directly (ScoreAtK) on the resample its counts describe, for
-// every k, for tasks with ties, one run, and truncated k (k > n).
+// every k, for tasks with ties, one run, and truncated k (k > n), by both
+// ways of summing (D(P) and dot products, and the sum over drops between
+// distinct scores of scoreatk_ties.go), whichever tieTablesPay picks.
 func TestReplicateMatchesDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	ks := []int{1, 2, 3, 4, 8, 16, 40}
-	for trial := 0; trial < 200; trial++ {
-		n := 1 + rng.IntN(30)
+	ks := []int{1, 2, 3, 4, 8, 16, 24, 40} // tieCols of them
+	var sc replicateScratch
+	paths := map[string]int{}
+	for trial := 0; trial < 600; trial++ {
+		n := 1 + rng.IntN(50)
 		s := make([]float64, n)
+		levels := []float64{2, 8, 1 << 20}[trial%3] // many ties … almost none
 		for j := range s {
-			s[j] = math.Round(rng.Float64()*8) / 8 // ties
+			s[j] = math.Round(rng.Float64()*levels) / levels
 		}
 		short := ShortTasks(trial % 2)
 		p := prepareTask(TaskScores{Task: "t", Scores: s}, ks, short)
-		var sc replicateScratch
+		path := "dense"
+		switch trial % 4 {
+		case 1:
+			p.ties = nil
+		case 2:
+			p.ties = newTieTables(p)
+		}
+		if p.ties != nil {
+			path = "ties"
+		}
+		paths[path]++
 		est := make([]float64, len(ks))
 		stream := uint64(trial)<<32 | 7
 		p.replicate(&sc, 11, stream, est)
+		if slices.ContainsFunc(sc.counts, func(c int32) bool { return c != 0 }) {
+			t.Fatalf("n=%d %s: counts not cleared after the replicate", n, path)
+		}
 
 		var g rand.PCG
 		g.Seed(11, stream)
@@ -45,9 +66,32 @@ func TestReplicateMatchesDirect(t *testing.T) {
 			}
 			want := ScoreAtK(res, p.ks[i], false)
 			if math.Abs(est[i]-want) > 1e-12 {
-				t.Fatalf("n=%d k=%d (effective %d): replicate %v, direct %v", n, k, p.ks[i], est[i], want)
+				t.Fatalf("n=%d k=%d (effective %d), %s: replicate %v, direct %v", n, k, p.ks[i], path, est[i], want)
 			}
 		}
+	}
+	if paths["dense"] < 100 || paths["ties"] < 100 {
+		t.Errorf("paths tried: %v", paths)
+	}
+}
+
+// TestTieTablesPay: the sum over drops is chosen for a task with many ties
+// and few values of k, not for one without ties and more than tieCols k.
+func TestTieTablesPay(t *testing.T) {
+	tied := make([]float64, 40)
+	distinct := make([]float64, 40)
+	for j := range tied {
+		tied[j] = float64(j % 3)
+		distinct[j] = float64(j)
+	}
+	if p := prepareTask(TaskScores{Scores: tied}, []int{1, 2, 4, 8, 16, 32}, DropShort); p.ties == nil {
+		t.Error("40 runs, 3 distinct scores: sum over drops not chosen")
+	}
+	if p := prepareTask(TaskScores{Scores: distinct}, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, DropShort); p.ties != nil {
+		t.Error("9 values of k: more than tieCols, yet the sum over drops was chosen")
+	}
+	if p := prepareTask(TaskScores{Scores: distinct}, []int{1, 2, 4, 8, 16, 32}, DropShort); p.ties != nil {
+		t.Error("40 distinct scores: sum over drops chosen")
 	}
 }
 
@@ -98,11 +142,17 @@ func TestDrawCountsUniform(t *testing.T) {
 // sample, with ties, for every level on a grid.
 func TestQuantileSelect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
-	for trial := 0; trial < 300; trial++ {
+	for trial := 0; trial < 330; trial++ {
 		n := 1 + rng.IntN(200)
+		if trial >= 300 { // past Floyd–Rivest's sampling threshold
+			n = 601 + rng.IntN(20000)
+		}
 		x := make([]float64, n)
 		for i := range x {
 			x[i] = math.Round(rng.NormFloat64() * 4)
+			if trial%2 == 1 {
+				x[i] = rng.NormFloat64() // no ties
+			}
 		}
 		sorted := slices.Clone(x)
 		slices.Sort(sorted)
@@ -111,6 +161,69 @@ func TestQuantileSelect(t *testing.T) {
 			if got, want := quantileType7Select(y, p), QuantileType7(sorted, p); got != want {
 				t.Fatalf("n=%d p=%v: select %v, sort %v", n, p, got, want)
 			}
+			k := int(p * float64(n-1))
+			v := selectNth(y, k)
+			if v != sorted[k] || (k > 0 && slices.Max(y[:k]) > v) || (k+1 < n && slices.Min(y[k+1:]) < v) {
+				t.Fatalf("n=%d k=%d: selectNth gave %v (sorted %v) or left x unpartitioned", n, k, v, sorted[k])
+			}
+		}
+	}
+}
+
+// BenchmarkQuantileSelect: the 2.5 % and 97.5 % type-7 quantiles of
+// 10,000 normal values (one score@k interval at B = 10,000).
+func BenchmarkQuantileSelect(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, 10000)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	y := make([]float64, len(x))
+	for b.Loop() {
+		copy(y, x)
+		quantileType7Select(y, 0.025)
+		quantileType7Select(y, 0.975)
+	}
+}
+
+// BenchmarkReplicatePaths: 1,000 replicates of each task by each way of
+// summing (D(P) and dot products, "dense"; the sum over drops, "ties"; and
+// tieTablesPay's pick, "auto"), k = 1…128 (powers of two), for METR's
+// RE-Bench tasks (1,808 runs, 708 drops between distinct scores; skipped
+// without ../shared) and for 7 tasks of n uniform scores (no ties). The
+// costs tieTablesPay weighs come from here.
+func BenchmarkReplicatePaths(b *testing.B) {
+	ks := []int{1, 2, 4, 8, 16, 32, 64, 128}
+	sets := map[string][]TaskScores{}
+	for _, n := range []int{12, 38, 100} {
+		sets[fmt.Sprintf("uniform-n%d", n)] = uniformTasks(rand.New(rand.NewPCG(1, 2)), 7, n)
+	}
+	if _, err := os.Stat(metrAllRuns); err == nil {
+		sets["metr"] = slices.Concat(metrRunsB(b)...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		for _, path := range []string{"dense", "ties", "auto"} {
+			prep := make([]preparedTask, len(sets[name]))
+			for i, t := range sets[name] {
+				prep[i] = prepareTask(t, ks, DropShort)
+				switch path {
+				case "dense":
+					prep[i].ties = nil
+				case "ties":
+					prep[i].ties = newTieTables(prep[i])
+				}
+			}
+			b.Run(name+"/"+path, func(b *testing.B) {
+				var sc replicateScratch
+				est := make([]float64, len(ks))
+				for b.Loop() {
+					for rep := range 1000 {
+						for ti := range prep {
+							prep[ti].replicate(&sc, 1, uint64(ti)<<32|uint64(rep), est)
+						}
+					}
+				}
+			})
 		}
 	}
 }
