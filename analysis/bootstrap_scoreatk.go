@@ -81,7 +81,8 @@ var ErrNoTasks = errors.New("analysis: no task with runs")
 // Each task is sorted once; a resample is a vector of counts over the
 // sorted scores, and its score@k for every k follows from the counts by
 // one O(n) pass and one dot product per k, with no sort (see
-// scoreatk_replicate.go). Replicate b of task t draws from PCG(Seed,
+// scoreatk_replicate.go), or, for a task with many tied scores, by one
+// table row per drop between distinct scores (scoreatk_ties.go). Replicate b of task t draws from PCG(Seed,
 // t<<32|b) (16-bit words of each output; drawCounts), so results do not
 // depend on how replicates are spread over goroutines or machines. The
 // interval ends are found by selection, not by sorting the replicates.
