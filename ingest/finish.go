@@ -24,41 +24,52 @@ func (l *loader) finish() {
 }
 
 // checkTasks flags runs whose task is not in their benchmark's catalog:
-// an error under Strict, else one warning per benchmark.
+// an error under Strict, else one warning per benchmark. Runs are visited
+// in place (a Run is about 600 bytes), moved only when an earlier one was
+// dropped, and the catalog is asked once per run of consecutive runs of
+// the same task (their strings are interned: comparing them is cheap).
 func (l *loader) checkTasks() {
 	ds := l.ds
 	unknown := map[string]map[string]int{}
-	kept := ds.Runs[:0]
-	for _, r := range ds.Runs {
-		if !l.cat.HasBenchmark(r.Benchmark) {
-			kept = append(kept, r)
-			continue
+	var lastBench, lastTask string
+	lastKnown, first := false, true
+	w := 0
+	for i := range ds.Runs {
+		r := &ds.Runs[i]
+		if first || r.Benchmark != lastBench || r.TaskID != lastTask {
+			first, lastBench, lastTask = false, r.Benchmark, r.TaskID
+			_, inCatalog := l.cat.Lookup(r.Benchmark, r.TaskID)
+			lastKnown = inCatalog || !l.cat.HasBenchmark(r.Benchmark)
 		}
-		if _, ok := l.cat.Lookup(r.Benchmark, r.TaskID); ok {
-			kept = append(kept, r)
-			continue
-		}
-		if l.opt.Strict {
-			e := &Error{File: r.SourceFile, Line: int(r.SourceLine), Field: "task_id",
-				Msg: fmt.Sprintf("unknown task %q for benchmark %s (--strict); add it with --tasks FILE", r.TaskID, r.Benchmark)}
-			ds.Errors = append(ds.Errors, e)
-			ds.Rejected = append(ds.Rejected, Rejected{File: e.File, Line: e.Line, Error: e.Error()})
-			for i := range ds.Inputs {
-				if ds.Inputs[i].Path == r.SourceFile {
-					ds.Inputs[i].RowsKept--
-					ds.Inputs[i].RowsRejected++
+		if !lastKnown {
+			if l.opt.Strict {
+				e := &Error{File: r.SourceFile, Line: int(r.SourceLine), Field: "task_id",
+					Msg: fmt.Sprintf("unknown task %q for benchmark %s (--strict); add it with --tasks FILE", r.TaskID, r.Benchmark)}
+				ds.Errors = append(ds.Errors, e)
+				ds.Rejected = append(ds.Rejected, Rejected{File: e.File, Line: e.Line, Error: e.Error()})
+				for i := range ds.Inputs {
+					if ds.Inputs[i].Path == r.SourceFile {
+						ds.Inputs[i].RowsKept--
+						ds.Inputs[i].RowsRejected++
+					}
 				}
+				continue
 			}
-			continue
+			if unknown[r.Benchmark] == nil {
+				unknown[r.Benchmark] = map[string]int{}
+			}
+			unknown[r.Benchmark][r.TaskID]++
 		}
-		if unknown[r.Benchmark] == nil {
-			unknown[r.Benchmark] = map[string]int{}
+		if w != i {
+			ds.Runs[w] = *r
 		}
-		unknown[r.Benchmark][r.TaskID]++
-		kept = append(kept, r)
+		w++
 	}
-	ds.Runs = kept
-	l.runIndexStale = true
+	if w != len(ds.Runs) {
+		clear(ds.Runs[w:]) // let the dropped runs' strings go
+		ds.Runs = ds.Runs[:w]
+		l.runIndexStale = true
+	}
 	for _, b := range sortedKeys(unknown) {
 		l.warn("", "benchmark %s: %d tasks not in the catalog (%s); their scores cannot be normalized from raw values", b, len(unknown[b]), strings.Join(sortedKeys(unknown[b]), ", "))
 	}
@@ -176,12 +187,16 @@ func (l *loader) buildTasks() {
 			seen[t.Benchmark] = map[string]Run{}
 		}
 	}
-	for _, r := range ds.Runs {
+	for i := range ds.Runs {
+		r := &ds.Runs[i]
+		if i > 0 && r.Benchmark == ds.Runs[i-1].Benchmark && r.TaskID == ds.Runs[i-1].TaskID {
+			continue // seen: runs of a task are usually consecutive
+		}
 		if seen[r.Benchmark] == nil {
 			seen[r.Benchmark] = map[string]Run{}
 		}
 		if _, ok := seen[r.Benchmark][r.TaskID]; !ok {
-			seen[r.Benchmark][r.TaskID] = r
+			seen[r.Benchmark][r.TaskID] = *r
 		}
 	}
 	for _, b := range sortedKeys(seen) {

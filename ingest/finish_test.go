@@ -1,0 +1,58 @@
+package ingest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCheckTasksCompacts: under Strict, a run whose task is not in the
+// catalog is rejected (file, line, field) and the runs after it move up in
+// order; a score log then finds its run's start at the run's new place
+// (the run-id index is rebuilt after the move). Without Strict nothing is
+// dropped and one warning names the task. Runs alternate between tasks so
+// that the catalog is asked again at each change (checkTasks asks once
+// per stretch of one task).
+func TestCheckTasksCompacts(t *testing.T) {
+	run := func(id, task string, started int64) string {
+		return fmt.Sprintf(`{"run_id":%q,"task_id":%q,"alias":"A","score":0.5,"time_limit":1800,"started_at":%d}`, id, task, started)
+	}
+	const t0 = 1732269600000 // 2024-11-22T10:00:00Z
+	dir := t.TempDir()
+	runs := writeFile(t, dir, "runs.jsonl", strings.Join([]string{
+		run("r1", "ai_rd_fix_embedding/main", t0),
+		run("r2", "ai_rd_not_a_task/main", t0),
+		run("r3", "ai_rd_not_a_task/main", t0),
+		run("r4", "ai_rd_triton_cumsum/main", t0+1000),
+		run("r5", "ai_rd_fix_embedding/main", t0),
+	}, "\n")+"\n")
+	scores := writeFile(t, dir, "scores.jsonl", fmt.Sprintf(`{"run_id":"r4","scored_at":%d,"score":1}`+"\n", t0+61000))
+
+	ds := load(t, []string{runs, scores}, Options{Strict: true})
+	var ids []string
+	for _, r := range ds.Runs {
+		ids = append(ids, r.RunID)
+	}
+	if want := []string{"r1", "r4", "r5"}; !slices.Equal(ids, want) {
+		t.Errorf("strict: runs %v, want %v", ids, want)
+	}
+	if len(ds.Errors) != 2 || ds.Errors[0].Line != 2 || ds.Errors[1].Line != 3 || ds.Errors[0].Field != "task_id" ||
+		!strings.Contains(ds.Errors[0].Msg, "ai_rd_not_a_task/main") {
+		t.Errorf("strict: errors %v", ds.Errors)
+	}
+	if in := ds.Inputs[0]; in.RowsKept != 3 || in.RowsRejected != 2 {
+		t.Errorf("strict: input %+v", in)
+	}
+	if len(ds.Scores) != 1 || ds.Scores[0].ElapsedS.V != 60 {
+		t.Errorf("strict: score log %+v, want elapsed 60 s from r4's start", ds.Scores)
+	}
+
+	ds = loadOK(t, []string{runs, scores}, Options{})
+	if len(ds.Runs) != 5 || ds.Scores[0].ElapsedS.V != 60 {
+		t.Errorf("lenient: %d runs, elapsed %v", len(ds.Runs), ds.Scores[0].ElapsedS)
+	}
+	if w := warningsWith(ds, "not in the catalog"); len(w) != 1 || !strings.Contains(w[0].Msg, "1 tasks") || !strings.Contains(w[0].Msg, "ai_rd_not_a_task/main") {
+		t.Errorf("lenient: warnings %v", ds.Warnings)
+	}
+}
