@@ -96,7 +96,7 @@ type runLineParser struct {
 	spec    rowSpec
 	p       jsonline.Parser
 	in      *interner
-	unknown map[string]int
+	unknown map[string]int // names of unknown members (the counts mean nothing)
 	fn      func(k []byte, v jsonline.Value) error
 
 	// keys caches the resolution of the member keys of the previous line
@@ -123,8 +123,11 @@ func (l *loader) newRunLineParser(path, reader string, in *interner) *runLinePar
 		if ks.set == nil {
 			if ks.human {
 				rp.humanScore = jsonCell(v)
-			} else if !ks.ignored {
-				rp.unknown[string(k)]++
+			} else if !ks.ignored && !ks.noted {
+				// Only the names are reported: note each once per slot
+				// rather than hashing it on every line.
+				rp.unknown[ks.key]++
+				ks.noted = true
 			}
 			return nil
 		}
@@ -150,6 +153,7 @@ type keySlot struct {
 	intern  bool      // intern its strings (not run ids: each is unique)
 	human   bool      // METR's human_score
 	ignored bool      // a known key that is not kept
+	noted   bool      // an unknown key already put in runLineParser.unknown
 }
 
 // slot resolves key k of member rp.member, from the cache when the

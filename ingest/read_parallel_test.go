@@ -305,3 +305,31 @@ func longFirstRecords(text string, n int) string {
 	}
 	return strings.Join(lines, "")
 }
+
+// TestUnknownFieldsNamed: every unknown member is named in the warning,
+// serially and in parallel with one record per chunk, whether it is on the
+// first line only, on the last line only, or on every third line at a
+// position other keys take on the lines between (each parser notes a name
+// once per cached key slot: read_jsonl.go).
+func TestUnknownFieldsNamed(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		extra := fmt.Sprintf(`,"junk_%d":1`, i%3)
+		switch i {
+		case 0:
+			extra += `,"early":1`
+		case 299:
+			extra += `,"late":1`
+		}
+		fmt.Fprintf(&b, `{"run_id":"r%d","task_id":"hcast_task_a/1","alias":"A","score":0.5%s}`+"\n", i, extra)
+	}
+	p := writeFile(t, t.TempDir(), "all_runs.jsonl", b.String())
+	for _, workers := range []int{1, 2} {
+		withParallel(t, workers, 0, 1)
+		ds := loadOK(t, []string{p}, Options{})
+		w := warningsWith(ds, "unknown fields")
+		if len(w) != 1 || !strings.Contains(w[0].Msg, "ignored unknown fields: early, junk_0, junk_1, junk_2, late ") {
+			t.Errorf("workers=%d: warnings %v", workers, w)
+		}
+	}
+}
