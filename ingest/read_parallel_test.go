@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -331,5 +332,18 @@ func TestUnknownFieldsNamed(t *testing.T) {
 		if len(w) != 1 || !strings.Contains(w[0].Msg, "ignored unknown fields: early, junk_0, junk_1, junk_2, late ") {
 			t.Errorf("workers=%d: warnings %v", workers, w)
 		}
+	}
+}
+
+// TestCollectorOn: collectorOn follows debug.SetGCPercent.
+func TestCollectorOn(t *testing.T) {
+	if !collectorOn() {
+		t.Skip("collector off in this test process (GOGC=off)")
+	}
+	old := debug.SetGCPercent(-1)
+	off := collectorOn()
+	debug.SetGCPercent(old)
+	if off || !collectorOn() {
+		t.Errorf("collectorOn: %v with GOGC off, %v after", off, collectorOn())
 	}
 }
