@@ -136,7 +136,7 @@ func (l *loader) addRun(r *Run, st *InputStats) {
 
 // addRunHashed is addRun for a run whose id hashes to h (runIDIndex.hashOf).
 func (l *loader) addRunHashed(r *Run, h uint64, st *InputStats) {
-	if i, dup := l.runIndex.get(r.RunID, h); dup {
+	if i, dup := l.runIndex.getOrPut(r.RunID, h, len(l.ds.Runs)); dup {
 		prev := &l.ds.Runs[i]
 		if sameRun(*prev, *r) {
 			st.RowsKept++
@@ -153,6 +153,5 @@ func (l *loader) addRunHashed(r *Run, h uint64, st *InputStats) {
 	} else {
 		l.ds.Runs = append(l.ds.Runs, *r)
 	}
-	l.runIndex.put(h, len(l.ds.Runs)-1)
 	st.RowsKept++
 }

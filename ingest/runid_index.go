@@ -64,6 +64,30 @@ func (x *runIDIndex) get(id string, h uint64) (int, bool) {
 	}
 }
 
+// getOrPut returns the index of id, hashed h, if x holds it; otherwise
+// it records id at index i and returns i, false. One probe sequence where
+// get then put would walk it twice.
+func (x *runIDIndex) getOrPut(id string, h uint64, i int) (int, bool) {
+	if 10*(x.n+1) > 7*len(x.slots) {
+		x.grow()
+	}
+	mask := uint64(len(x.slots) - 1)
+	tag := h >> idxBits
+	for p := x.home(h); ; p = (p + 1) & mask {
+		s := x.slots[p]
+		if s == 0 {
+			x.slots[p] = h&^(1<<idxBits-1) | uint64(i)
+			x.n++
+			return i, false
+		}
+		if s>>idxBits == tag {
+			if j := int(s & (1<<idxBits - 1)); x.key(j) == id {
+				return j, true
+			}
+		}
+	}
+}
+
 // put records that id, hashed h and not in x, is at index i.
 func (x *runIDIndex) put(h uint64, i int) {
 	if 10*(x.n+1) > 7*len(x.slots) {
