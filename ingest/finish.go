@@ -24,25 +24,23 @@ func (l *loader) finish() {
 }
 
 // checkTasks flags runs whose task is not in their benchmark's catalog:
-// an error under Strict, else one warning per benchmark. Runs are visited
-// in place (a Run is about 600 bytes), moved only when an earlier one was
-// dropped, and the catalog is asked once per run of consecutive runs of
-// the same task (their strings are interned: comparing them is cheap).
+// an error under Strict, else one warning per benchmark. The catalog is
+// asked once per stretch of consecutive runs of one task (taskStretches);
+// runs move only when an earlier one was dropped.
 func (l *loader) checkTasks() {
 	ds := l.ds
 	unknown := map[string]map[string]int{}
-	var lastBench, lastTask string
-	lastKnown, first := false, true
-	w := 0
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if first || r.Benchmark != lastBench || r.TaskID != lastTask {
-			first, lastBench, lastTask = false, r.Benchmark, r.TaskID
-			_, inCatalog := l.cat.Lookup(r.Benchmark, r.TaskID)
-			lastKnown = inCatalog || !l.cat.HasBenchmark(r.Benchmark)
+	var dropped []taskStretch
+	l.stretches = taskStretches(ds.Runs)
+	for _, s := range l.stretches {
+		r := &ds.Runs[s.lo]
+		if _, ok := l.cat.Lookup(r.Benchmark, r.TaskID); ok || !l.cat.HasBenchmark(r.Benchmark) {
+			continue
 		}
-		if !lastKnown {
-			if l.opt.Strict {
+		if l.opt.Strict {
+			dropped = append(dropped, s)
+			for i := s.lo; i < s.hi; i++ {
+				r := &ds.Runs[i]
 				e := &Error{File: r.SourceFile, Line: int(r.SourceLine), Field: "task_id",
 					Msg: fmt.Sprintf("unknown task %q for benchmark %s (--strict); add it with --tasks FILE", r.TaskID, r.Benchmark)}
 				ds.Errors = append(ds.Errors, e)
@@ -53,22 +51,32 @@ func (l *loader) checkTasks() {
 						ds.Inputs[i].RowsRejected++
 					}
 				}
+			}
+			continue
+		}
+		if unknown[r.Benchmark] == nil {
+			unknown[r.Benchmark] = map[string]int{}
+		}
+		unknown[r.Benchmark][r.TaskID] += s.hi - s.lo
+	}
+	if len(dropped) > 0 {
+		w, d := 0, 0
+		for i := range ds.Runs {
+			for d < len(dropped) && dropped[d].hi <= i {
+				d++
+			}
+			if d < len(dropped) && i >= dropped[d].lo {
 				continue
 			}
-			if unknown[r.Benchmark] == nil {
-				unknown[r.Benchmark] = map[string]int{}
+			if w != i {
+				ds.Runs[w] = ds.Runs[i]
 			}
-			unknown[r.Benchmark][r.TaskID]++
+			w++
 		}
-		if w != i {
-			ds.Runs[w] = *r
-		}
-		w++
-	}
-	if w != len(ds.Runs) {
 		clear(ds.Runs[w:]) // let the dropped runs' strings go
 		ds.Runs = ds.Runs[:w]
 		l.runIndexStale = true
+		l.stretches = nil // stale: buildTasks finds them again
 	}
 	for _, b := range sortedKeys(unknown) {
 		l.warn("", "benchmark %s: %d tasks not in the catalog (%s); their scores cannot be normalized from raw values", b, len(unknown[b]), strings.Join(sortedKeys(unknown[b]), ", "))
@@ -187,11 +195,11 @@ func (l *loader) buildTasks() {
 			seen[t.Benchmark] = map[string]Run{}
 		}
 	}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if i > 0 && r.Benchmark == ds.Runs[i-1].Benchmark && r.TaskID == ds.Runs[i-1].TaskID {
-			continue // seen: runs of a task are usually consecutive
-		}
+	if l.stretches == nil {
+		l.stretches = taskStretches(ds.Runs)
+	}
+	for _, s := range l.stretches {
+		r := &ds.Runs[s.lo]
 		if seen[r.Benchmark] == nil {
 			seen[r.Benchmark] = map[string]Run{}
 		}

@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -24,8 +26,10 @@ func TestCheckTasksCompacts(t *testing.T) {
 		run("r1", "ai_rd_fix_embedding/main", t0),
 		run("r2", "ai_rd_not_a_task/main", t0),
 		run("r3", "ai_rd_not_a_task/main", t0),
+		run("r3b", "ai_rd_nor_this/main", t0), // a second unknown stretch right after
 		run("r4", "ai_rd_triton_cumsum/main", t0+1000),
 		run("r5", "ai_rd_fix_embedding/main", t0),
+		run("r6", "ai_rd_not_a_task/main", t0), // the last run dropped
 	}, "\n")+"\n")
 	scores := writeFile(t, dir, "scores.jsonl", fmt.Sprintf(`{"run_id":"r4","scored_at":%d,"score":1}`+"\n", t0+61000))
 
@@ -37,11 +41,15 @@ func TestCheckTasksCompacts(t *testing.T) {
 	if want := []string{"r1", "r4", "r5"}; !slices.Equal(ids, want) {
 		t.Errorf("strict: runs %v, want %v", ids, want)
 	}
-	if len(ds.Errors) != 2 || ds.Errors[0].Line != 2 || ds.Errors[1].Line != 3 || ds.Errors[0].Field != "task_id" ||
-		!strings.Contains(ds.Errors[0].Msg, "ai_rd_not_a_task/main") {
+	var lines []int
+	for _, e := range ds.Errors {
+		lines = append(lines, e.Line)
+	}
+	if !slices.Equal(lines, []int{2, 3, 4, 7}) || ds.Errors[0].Field != "task_id" ||
+		!strings.Contains(ds.Errors[0].Msg, "ai_rd_not_a_task/main") || !strings.Contains(ds.Errors[2].Msg, "ai_rd_nor_this/main") {
 		t.Errorf("strict: errors %v", ds.Errors)
 	}
-	if in := ds.Inputs[0]; in.RowsKept != 3 || in.RowsRejected != 2 {
+	if in := ds.Inputs[0]; in.RowsKept != 3 || in.RowsRejected != 4 {
 		t.Errorf("strict: input %+v", in)
 	}
 	if len(ds.Scores) != 1 || ds.Scores[0].ElapsedS.V != 60 {
@@ -49,10 +57,44 @@ func TestCheckTasksCompacts(t *testing.T) {
 	}
 
 	ds = loadOK(t, []string{runs, scores}, Options{})
-	if len(ds.Runs) != 5 || ds.Scores[0].ElapsedS.V != 60 {
+	if len(ds.Runs) != 7 || ds.Scores[0].ElapsedS.V != 60 {
 		t.Errorf("lenient: %d runs, elapsed %v", len(ds.Runs), ds.Scores[0].ElapsedS)
 	}
-	if w := warningsWith(ds, "not in the catalog"); len(w) != 1 || !strings.Contains(w[0].Msg, "1 tasks") || !strings.Contains(w[0].Msg, "ai_rd_not_a_task/main") {
+	if w := warningsWith(ds, "not in the catalog"); len(w) != 1 || !strings.Contains(w[0].Msg, "2 tasks") || !strings.Contains(w[0].Msg, "ai_rd_nor_this/main, ai_rd_not_a_task/main") {
 		t.Errorf("lenient: warnings %v", ds.Warnings)
+	}
+}
+
+// TestTaskStretches: the stretches of one task found on several goroutines
+// equal a serial scan's, including stretches across the parts' boundaries
+// and tasks of the same name in two benchmarks.
+func TestTaskStretches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tasks := []string{"a", "b", "c"}
+	for _, n := range []int{0, 1, 7, 25_000, 40_001} {
+		runs := make([]Run, n)
+		for i := range runs {
+			if i == 0 || rng.IntN(500) == 0 { // long stretches
+				runs[i].TaskID, runs[i].Benchmark = tasks[rng.IntN(3)], []string{"x", "y"}[rng.IntN(2)]
+			} else {
+				runs[i].TaskID, runs[i].Benchmark = runs[i-1].TaskID, runs[i-1].Benchmark
+			}
+		}
+		var want []taskStretch
+		for i := range runs {
+			if i == 0 || runs[i].TaskID != runs[i-1].TaskID || runs[i].Benchmark != runs[i-1].Benchmark {
+				want = append(want, taskStretch{i, i + 1})
+			} else {
+				want[len(want)-1].hi++
+			}
+		}
+		for _, procs := range []int{1, 2, 3} {
+			old := runtime.GOMAXPROCS(procs)
+			got := taskStretches(runs)
+			runtime.GOMAXPROCS(old)
+			if !slices.Equal(got, want) {
+				t.Errorf("n=%d GOMAXPROCS=%d: %d stretches, want %d", n, procs, len(got), len(want))
+			}
+		}
 	}
 }

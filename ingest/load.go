@@ -74,6 +74,7 @@ type loader struct {
 	dupSame  int                // identical duplicate runs dropped
 
 	runIndexStale bool
+	stretches     []taskStretch // of ds.Runs, from checkTasks; nil when stale
 	interner
 	tableTasks []Task // tasks read from rdeval tables (kept even without runs)
 }
