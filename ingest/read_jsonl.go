@@ -136,7 +136,7 @@ func (l *loader) newRunLineParser(path, reader string, in *interner) *runLinePar
 		}
 		c := jsonCell(v)
 		if ks.intern {
-			c.in = rp.in
+			c.in = &ks.in
 		}
 		if err := ks.set(rp.r, c); err != nil {
 			return &Error{File: rp.path, Line: rp.lineNo, Field: string(k), Msg: err.Error()}
@@ -154,6 +154,11 @@ type keySlot struct {
 	human   bool      // METR's human_score
 	ignored bool      // a known key that is not kept
 	noted   bool      // an unknown key already put in runLineParser.unknown
+	// in interns the member's strings: the parser's table, with the
+	// member's own last value, which the next line's usually repeats
+	// (runs of one task, agent and model are consecutive), sparing a
+	// map lookup per string.
+	in interner
 }
 
 // slot resolves key k of member rp.member, from the cache when the
@@ -167,6 +172,12 @@ func (rp *runLineParser) slot(k []byte) *keySlot {
 	ks := keySlot{key: string(k)}
 	if canon := rp.spec.lookup(k); canon != "" {
 		ks.set, ks.intern = runColumns[canon], canon != "run_id"
+		if ks.intern {
+			if rp.in.interned == nil {
+				rp.in.interned = map[string]string{}
+			}
+			ks.in.interned = rp.in.interned
+		}
 	} else if rp.reader == ReaderMETR && ks.key == "human_score" {
 		ks.human = true
 	} else {
