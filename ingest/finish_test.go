@@ -98,3 +98,50 @@ func TestTaskStretches(t *testing.T) {
 		}
 	}
 }
+
+// TestFillElapsedParallel: elapsed times and warnings from a score log of
+// 60,000 timestamped entries (so fillElapsed splits it into parts) equal
+// those at GOMAXPROCS 1 (one part: the serial pass). Runs' entries are
+// interleaved and span the parts' boundaries, a run's earliest entry comes
+// last, timestamps tie, and one run starts after some of its entries.
+func TestFillElapsedParallel(t *testing.T) {
+	const t0 = 1732269600000 // 2024-11-22T10:00:00Z, in ms
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	for i := range 60_000 {
+		run := fmt.Sprintf("run-%d", (i/7_000+rng.IntN(2))%6)
+		ms := t0 + 1000 + rng.Int64N(3_600_000)
+		if i == 59_999 {
+			run, ms = "run-1", t0 // run-1's earliest entry, last in the file
+		}
+		if i%1000 == 0 {
+			ms = t0 + 1_800_000 // ties across runs and parts
+		}
+		fmt.Fprintf(&b, `{"run_id":%q,"scored_at":%d,"score":%d}`+"\n", run, ms, i%5)
+	}
+	dir := t.TempDir()
+	scores := writeFile(t, dir, "scores.jsonl", b.String())
+	runs := writeFile(t, dir, "runs.jsonl", fmt.Sprintf(
+		`{"run_id":"run-2","task_id":"hcast_task_a/1","alias":"A","score":0.5,"started_at":%d}`+"\n"+
+			`{"run_id":"run-3","task_id":"hcast_task_a/1","alias":"A","score":0.5,"started_at":%d}`+"\n", t0, t0+1_800_000))
+	load := func(procs int) *Dataset {
+		old := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(old)
+		return loadOK(t, []string{runs, scores}, Options{})
+	}
+	want := load(1)
+	if len(want.Scores) != 60_000 || len(warningsWith(want, "negative elapsed_s")) != 1 || len(warningsWith(want, "no run start")) != 1 {
+		t.Fatalf("serial: %d entries, warnings %v", len(want.Scores), want.Warnings)
+	}
+	for _, procs := range []int{2, 3} {
+		got := load(procs)
+		for i := range got.Scores {
+			if got.Scores[i].ElapsedS != want.Scores[i].ElapsedS {
+				t.Fatalf("GOMAXPROCS=%d: entry %d elapsed %v, serial %v", procs, i, got.Scores[i].ElapsedS, want.Scores[i].ElapsedS)
+			}
+		}
+		if !slices.Equal(got.Warnings, want.Warnings) {
+			t.Errorf("GOMAXPROCS=%d: warnings %v, serial %v", procs, got.Warnings, want.Warnings)
+		}
+	}
+}
