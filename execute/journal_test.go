@@ -167,7 +167,7 @@ func TestKillDriverAndResume(t *testing.T) {
 	}
 	// Nothing is left: the sandboxes died with the driver, or the rerun
 	// killed a bwrap that was starting at the instant of the kill.
-	if l := leftovers("rdeval-killtest"); len(l) > 0 {
+	if l := leftoversAfter("rdeval-killtest", 2*time.Second); len(l) > 0 {
 		t.Errorf("processes left after the rerun: %v", l)
 	}
 	st, err = Status(out)

@@ -74,8 +74,7 @@ func TestForkBombContained(t *testing.T) {
 		if testSandbox(t) == SandboxBwrap && os.Geteuid() != 0 && res.PeakTasks > 64+1 {
 			t.Errorf("%s: peak %d tasks: RLIMIT_NPROC was not enforced in the user namespace", name, res.PeakTasks)
 		}
-		time.Sleep(100 * time.Millisecond)
-		if l := leftovers("rdeval-forkbomb"); len(l) > 0 {
+		if l := leftoversAfter("rdeval-forkbomb", 2*time.Second); len(l) > 0 {
 			t.Errorf("%s: %d processes left, e.g. %s", name, len(l), l[0])
 		}
 	}
@@ -155,8 +154,7 @@ func TestForkBombPatchOutcome(t *testing.T) {
 	if r1.Outcome != OutcomeResourceLimit || !strings.HasPrefix(r1.Reason, "processes:") || took > 20*time.Second || r2.Outcome != OutcomeSuccess {
 		t.Errorf("seed 1: %s %s; seed 2: %s; %v", r1.Outcome, r1.Reason, r2.Outcome, took)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if l := leftovers("rdeval-bombpatch"); len(l) > 0 {
+	if l := leftoversAfter("rdeval-bombpatch", 2*time.Second); len(l) > 0 {
 		t.Errorf("%d processes left", len(l))
 	}
 }

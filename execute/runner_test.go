@@ -228,6 +228,20 @@ func runBatch(t *testing.T, specPath string, patches []string, out string, mod f
 	return sum, byName
 }
 
+// leftoversAfter polls leftovers(marker) for up to wait and returns what
+// is still there: a process killed an instant ago may still be exiting.
+func leftoversAfter(marker string, wait time.Duration) []string {
+	deadline := time.Now().Add(wait)
+	for {
+		l := leftovers(marker)
+		if len(l) == 0 || time.Now().After(deadline) {
+			return l
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// leftovers lists the processes whose command line contains marker.
 func leftovers(marker string) []string {
 	var found []string
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
@@ -324,7 +338,7 @@ func TestTimeout(t *testing.T) {
 		if r.Outcome != OutcomeTimeout || r.WallS > 1.2+float64(killGrace/time.Second)+1 {
 			t.Errorf("%s: outcome %s after %.1f s", sb, r.Outcome, r.WallS)
 		}
-		if l := leftovers(sleepMarker); len(l) > 0 {
+		if l := leftoversAfter(sleepMarker, 2*time.Second); len(l) > 0 {
 			t.Errorf("%s: processes left after the timeout: %v", sb, l)
 		}
 	}
