@@ -9,7 +9,8 @@
 # checks that both sides' outputs agree, and prints the median wall time of
 # each side and the ratio (peer / rdeval). Needs Debian's python3-numpy and
 # python3-pandas (/usr/bin/python3). Timings are wall-clock on a shared
-# machine: read the medians and ratios, not single runs.
+# machine: read the medians and ratios, not single runs. PAIRS=duckdb runs
+# only the DuckDB pairs, PAIRS=python only the others (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${1:-5}"
@@ -79,6 +80,8 @@ echo "rdeval $("$R" version | head -1 | cut -d' ' -f2), $(nproc) cores, $(uname 
 echo
 echo "| pair | rdeval median (s) | peer median (s) | ratio (peer / rdeval) |"
 echo "|---|---|---|---|"
+PAIRS="${PAIRS:-all}"
+if [ "$PAIRS" != duckdb ]; then
 KS=1,2,4,8,16,32,64,128
 pair "score@k bootstrap, all RE-Bench groups, B=10,000, k=1…128" \
   "\"$R\" scoreatk \"$METR\" --where benchmark=re-bench --k $KS --boot 10000 --format csv" \
@@ -164,9 +167,13 @@ else
   echo "(GLMM pair skipped: needs Rscript with lme4)"
 fi
 
+fi # PAIRS != duckdb
+
 # DuckDB as the speed peer (issue #9): JSONL and CSV to Parquet, when the
 # interop npm packages are installed (cd interop && npm ci).
-if command -v node >/dev/null 2>&1 && [ -d interop/node_modules/@duckdb/node-api ]; then
+if [ "$PAIRS" = python ]; then
+  :
+elif command -v node >/dev/null 2>&1 && [ -d interop/node_modules/@duckdb/node-api ]; then
   check_duck_jsonl() {
     local na nb
     na=$("$R" inspect "$OUT/ing" --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)["rows"])')
@@ -180,25 +187,36 @@ if command -v node >/dev/null 2>&1 && [ -d interop/node_modules/@duckdb/node-api
     [ "$na" = "$nb" ]
   }
   # The DuckDB side is a Node.js process that loads DuckDB's native library
-  # before converting: its start-up (timed on a one-line input, ROUNDS
-  # runs, median) is reported too, with the ratio against DuckDB's time
-  # less that start-up ("conversion only"), which is DuckDB's own speed.
+  # before converting. Each round also times that start-up alone (a
+  # one-line input), right after the pair, so that the start-up subtracted
+  # comes from the same minutes as the conversions (this machine's speed
+  # drifts); the ratio against DuckDB's median less that median ("conversion
+  # only") is DuckDB's own conversion speed.
   printf '{"a":1}\n' > "$OUT/inputs/one.jsonl"
-  ts=()
-  for ((i = 0; i < ROUNDS; i++)); do
-    s=$(now); node interop/duckdb_convert.mjs json "$OUT/inputs/one.jsonl" "$OUT/duck1.parquet" > /dev/null; ts+=("$(echo "$(now) - $s" | bc -l)")
-  done
-  DUCK_START=$(printf '%s\n' "${ts[@]}" | median)
-  printf '| DuckDB process start alone (Node.js + DuckDB, a one-line input) | — | %.3f | — |\n' "$DUCK_START"
-  only() { printf '| … conversion only (DuckDB median less its start-up) | %.3f | %.3f | %.1f× |\n' "$LAST_A" "$(echo "$LAST_B - $DUCK_START" | bc -l)" "$(echo "($LAST_B - $DUCK_START) / $LAST_A" | bc -l)"; }
-  pair "JSONL → Parquet, METR ×$REPEAT: rdeval ingest vs DuckDB COPY read_json_auto" \
+  duckstart() { node interop/duckdb_convert.mjs json "$OUT/inputs/one.jsonl" "$OUT/duck1.parquet" > /dev/null; }
+  # duckpair NAME "rdeval command" "DuckDB command" CHECK-FUNCTION
+  duckpair() {
+    local name=$1 a=$2 b=$3 check=$4
+    local ta=() tb=() tc=()
+    eval "$a" > "$OUT/$name.a.out" 2>/dev/null; eval "$b" > "$OUT/$name.b.out" 2>/dev/null; duckstart   # warm-up
+    $check "$OUT/$name.a.out" "$OUT/$name.b.out" || { echo "$name: outputs differ" >&2; exit 1; }
+    for ((i = 0; i < ROUNDS; i++)); do
+      local s=$(now); eval "$a" > /dev/null 2>&1; ta+=("$(echo "$(now) - $s" | bc -l)")
+      s=$(now); eval "$b" > /dev/null 2>&1; tb+=("$(echo "$(now) - $s" | bc -l)")
+      s=$(now); duckstart; tc+=("$(echo "$(now) - $s" | bc -l)")
+    done
+    local ma mb mc
+    ma=$(printf '%s\n' "${ta[@]}" | median); mb=$(printf '%s\n' "${tb[@]}" | median); mc=$(printf '%s\n' "${tc[@]}" | median)
+    printf '| %s, whole processes | %.3f | %.3f | %.1f× |\n' "$name" "$ma" "$mb" "$(echo "$mb / $ma" | bc -l)"
+    printf '| … DuckDB start-up alone (Node.js + DuckDB, a one-line input), same rounds | — | %.3f | — |\n' "$mc"
+    printf '| … conversion only (DuckDB median less its start-up median) | %.3f | %.3f | %.1f× |\n' "$ma" "$(echo "$mb - $mc" | bc -l)" "$(echo "($mb - $mc) / $ma" | bc -l)"
+  }
+  duckpair "JSONL → Parquet, METR ×$REPEAT: rdeval ingest vs DuckDB COPY read_json_auto" \
     "rm -rf \"$OUT/ing\" && \"$R\" ingest \"$BIG\" -o \"$OUT/ing\"" \
     "node interop/duckdb_convert.mjs json \"$BIG\" \"$OUT/duck.parquet\"" check_duck_jsonl
-  only
-  pair "CSV score log 10^6 rows → Parquet: rdeval ingest vs DuckDB COPY read_csv" \
+  duckpair "CSV score log 10^6 rows → Parquet: rdeval ingest vs DuckDB COPY read_csv" \
     "rm -rf \"$OUT/ing\" && \"$R\" ingest \"$OUT/inputs/run-1/score.log\" -o \"$OUT/ing\"" \
     "node interop/duckdb_convert.mjs csv \"$OUT/inputs/run-1/score.log\" \"$OUT/duck.parquet\"" check_duck_csv
-  only
 else
   echo "(DuckDB pairs skipped: run (cd interop && npm ci))"
 fi
