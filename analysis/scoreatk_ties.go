@@ -125,17 +125,10 @@ func (t *tieTables) replicate(best float64, counts, pre []int32, est []float64) 
 // sumDrops4, sumDrops6 and sumDrops8 return Σ_v rows[P_v·w + a]·drop[v]
 // for each column a of rows of width w = 4, 6, 8, with P_v = pre[first[v]].
 // One function per width keeps the sums in registers (a loop over a
-// would keep them in memory, and eight of them spill).
+// would keep them in memory, and eight sums with their products do not fit
+// in the sixteen float registers of amd64: width 8 is two passes of four).
 func sumDrops4(rows []float64, first []int32, drop []float64, pre []int32) (e0, e1, e2, e3 float64) {
-	for v, j := range first {
-		r := rows[int(pre[j])*4:][:4]
-		d := drop[v]
-		e0 += float64(r[0] * d)
-		e1 += float64(r[1] * d)
-		e2 += float64(r[2] * d)
-		e3 += float64(r[3] * d)
-	}
-	return
+	return sumDrops4Of(rows, 4, 0, first, drop, pre)
 }
 
 func sumDrops6(rows []float64, first []int32, drop []float64, pre []int32) (e0, e1, e2, e3, e4, e5 float64) {
@@ -153,17 +146,15 @@ func sumDrops6(rows []float64, first []int32, drop []float64, pre []int32) (e0, 
 }
 
 func sumDrops8(rows []float64, first []int32, drop []float64, pre []int32) (e [tieCols]float64) {
-	e0, e1, e2, e3 := sumDrops4Stride(rows, first, drop, pre, 0)
-	e4, e5, e6, e7 := sumDrops4Stride(rows, first, drop, pre, 4)
-	return [tieCols]float64{e0, e1, e2, e3, e4, e5, e6, e7}
+	e[0], e[1], e[2], e[3] = sumDrops4Of(rows, tieCols, 0, first, drop, pre)
+	e[4], e[5], e[6], e[7] = sumDrops4Of(rows, tieCols, 4, first, drop, pre)
+	return e
 }
 
-// sumDrops4Stride is sumDrops4 over columns off…off+3 of rows of width 8:
-// two passes of four sums each, as eight sums and their products do not
-// fit in the sixteen float registers of amd64.
-func sumDrops4Stride(rows []float64, first []int32, drop []float64, pre []int32, off int) (e0, e1, e2, e3 float64) {
+// sumDrops4Of is the sums of columns off…off+3 of rows of the given width.
+func sumDrops4Of(rows []float64, width, off int, first []int32, drop []float64, pre []int32) (e0, e1, e2, e3 float64) {
 	for v, j := range first {
-		r := rows[int(pre[j])*tieCols+off:][:4]
+		r := rows[int(pre[j])*width+off:][:4]
 		d := drop[v]
 		e0 += float64(r[0] * d)
 		e1 += float64(r[1] * d)
