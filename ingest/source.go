@@ -69,7 +69,7 @@ func newSource(path string, r io.Reader, f *os.File) (*source, error) {
 		}
 	}
 	s.raw = countingHash{r: r, s: s}
-	rb := bufio.NewReaderSize(s.raw, 1<<16)
+	rb := bufio.NewReaderSize(s.raw, readBufBytes(s.size))
 	if magic, _ := rb.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(rb)
 		if err != nil {
@@ -86,6 +86,17 @@ func newSource(path string, r io.Reader, f *os.File) (*source, error) {
 		s.hadBOM = true
 	}
 	return s, nil
+}
+
+// readBufBytes is the read buffer for a file of size bytes (-1: unknown):
+// 1 MiB for large files, where 64 KiB reads cost about a thousand system
+// calls for METR ×20 (65 MB), and 64 KiB otherwise, since each source's
+// buffer is fresh memory and ingest may open thousands of small files.
+func readBufBytes(size int64) int {
+	if size >= 4<<20 {
+		return 1 << 20
+	}
+	return 1 << 16
 }
 
 // Close closes the underlying file.
