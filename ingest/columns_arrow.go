@@ -238,6 +238,12 @@ func buildRecord[R any](schema *arrow.Schema, cols []colDef[R], rows []R) arrow.
 // with small tables).
 var parallelBuildRows = 4096
 
+// parallelParts is how many parts of at least minPart items n items are
+// split into for forEachParallel: GOMAXPROCS at most, and at least one.
+func parallelParts(n, minPart int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), n/minPart))
+}
+
 // forEachParallel calls f(0) … f(n-1), on up to GOMAXPROCS goroutines when
 // parallel is set (each i once; the calls must be independent).
 func forEachParallel(n int, parallel bool, f func(i int)) {

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"runtime"
 	"time"
 	"unsafe"
 
@@ -128,7 +127,7 @@ func timeMicro(t time.Time) arrow.Timestamp { return arrow.Timestamp(t.UnixMicro
 func blockColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []arrow.Array {
 	n := len(rows)
 	out := make([]arrow.Array, len(cols))
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/4096))
+	parts := parallelParts(n, 4096)
 	var which []int
 	var fills []fixedFill
 	for ci, c := range cols {

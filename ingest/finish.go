@@ -3,7 +3,6 @@ package ingest
 import (
 	"fmt"
 	"reflect"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -102,7 +101,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func (l *loader) fillElapsed() {
 	ds := l.ds
 	n := len(ds.Scores)
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/20_000))
+	parts := parallelParts(n, 20_000)
 	span := func(p int) (int, int) { return p * n / parts, (p + 1) * n / parts }
 	// firsts[p][run] = index of the run's earliest timestamped entry lacking
 	// elapsed_s in part p (the first of equal ones).

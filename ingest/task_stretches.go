@@ -1,7 +1,5 @@
 package ingest
 
-import "runtime"
-
 // taskStretch is a maximal stretch runs[lo:hi] of consecutive runs of one
 // (benchmark, task_id).
 type taskStretch struct{ lo, hi int }
@@ -19,7 +17,7 @@ func taskStretches(runs []Run) []taskStretch {
 	if n == 0 {
 		return nil
 	}
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/10_000))
+	parts := parallelParts(n, 10_000)
 	found := make([][]taskStretch, parts)
 	forEachParallel(parts, parts > 1, func(p int) {
 		lo, hi := p*n/parts, (p+1)*n/parts
