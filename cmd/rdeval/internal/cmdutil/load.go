@@ -174,9 +174,10 @@ func (f *InputFlags) Load(inputs []string) (*ingest.Dataset, error) {
 }
 
 // Read reads inputs with opt, or the embedded demo study with --demo (then
-// inputs must be empty). Bad records are left in ds.Errors, as
-// ingest.Load leaves them.
+// inputs must be empty), with the collector paused (PauseCollector). Bad
+// records are left in ds.Errors, as ingest.Load leaves them.
 func (f *InputFlags) Read(inputs []string, opt ingest.Options) (*ingest.Dataset, error) {
+	defer PauseCollector(inputs)()
 	if !f.Demo {
 		return ingest.Load(inputs, opt)
 	}

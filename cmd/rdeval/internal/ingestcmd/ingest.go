@@ -3,10 +3,7 @@ package ingestcmd
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
@@ -74,7 +71,7 @@ DIR/manifest.json records each input's sha256 and row counts and the rdeval vers
 // Run ingests opts.Inputs into opts.OutDir.
 //
 // The garbage collector is off while it runs (unless GOGC or GOMEMLIMIT is
-// set), with a memory limit as the safety net (gcMemoryLimit). Ingest's
+// set), with a memory limit as the safety net (cmdutil.PauseCollector). Ingest's
 // heap is the dataset and its columns, which only grow until they are
 // written: a collection finds little to free. Measured (docs/performance.md,
 // 8–10 alternating runs each): METR ×20 (65 MB JSON Lines) 0.510 → 0.460 s
@@ -82,10 +79,7 @@ DIR/manifest.json records each input's sha256 and row counts and the rdeval vers
 // CSV) 0.670 → 0.645 s, with the same peak RSS (235, 723, 234 MiB), against
 // the GOGC=400 this replaced (and the default 100 above 256 MB of input).
 func Run(opts *Options) error {
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(gcMemoryLimit(inputBytes(opts.Inputs), physicalMemory())))
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	}
+	defer cmdutil.PauseCollector(opts.Inputs)()
 	iopt, err := opts.Input.Options()
 	if err != nil {
 		return err
@@ -120,36 +114,6 @@ func Run(opts *Options) error {
 	}
 	fmt.Fprintf(w, "wrote %s\n", filepath.Join(opts.OutDir, "manifest.json"))
 	return nil
-}
-
-// inputBytes is the total size of the files under paths (folders walked;
-// paths that cannot be read count nothing: reading them reports why).
-// gcMemoryLimit is the heap size at which the collector runs while ingest
-// has it off: four times the input plus 512 MiB (peak RSS is 2–3 times the
-// input: docs/performance.md, "Scaling"), at most half the machine's
-// memory when that is known (ram > 0), and at least 256 MiB.
-func gcMemoryLimit(input, ram int64) int64 {
-	limit := 4*input + 512<<20
-	if ram > 0 {
-		limit = min(limit, ram/2)
-	}
-	return max(limit, 256<<20)
-}
-
-// inputBytes is the total size of the regular files at or under paths.
-func inputBytes(paths []string) int64 {
-	var n int64
-	for _, p := range paths {
-		filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				if fi, err := d.Info(); err == nil {
-					n += fi.Size()
-				}
-			}
-			return nil
-		})
-	}
-	return n
 }
 
 func plural(n int, word string) string {

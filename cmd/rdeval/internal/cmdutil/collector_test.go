@@ -1,4 +1,4 @@
-package ingestcmd
+package cmdutil
 
 import (
 	"runtime"
@@ -14,8 +14,8 @@ func TestGCMemoryLimit(t *testing.T) {
 		{4 << 30, 24 << 30, 12 << 30},     // capped at half the RAM
 		{100 * mib, 300 * mib, 256 * mib}, // half the RAM, raised to the floor
 	} {
-		if got := gcMemoryLimit(c.input, c.ram); got != c.want {
-			t.Errorf("gcMemoryLimit(%d MiB, %d MiB) = %d MiB, want %d MiB", c.input/mib, c.ram/mib, got/mib, c.want/mib)
+		if got := GCMemoryLimit(c.input, c.ram); got != c.want {
+			t.Errorf("GCMemoryLimit(%d MiB, %d MiB) = %d MiB, want %d MiB", c.input/mib, c.ram/mib, got/mib, c.want/mib)
 		}
 	}
 	if runtime.GOOS == "linux" && physicalMemory() < 256*mib {

@@ -1,4 +1,4 @@
-package ingestcmd
+package cmdutil
 
 import "syscall"
 
