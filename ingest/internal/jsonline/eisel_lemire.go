@@ -2,9 +2,7 @@ package jsonline
 
 import (
 	"math"
-	"math/big"
 	"math/bits"
-	"sync"
 )
 
 // Decimal-to-binary conversion of man·10^exp10 for mantissas of up to 19
@@ -24,39 +22,9 @@ const (
 	pow10Max = 347
 )
 
-// pow10Table()[q-pow10Min] holds the 128 most significant bits of 10^q,
-// rounded down (hi, lo), with the top bit set. It is computed exactly with
-// math/big on first use (about 1 ms), not at every start of rdeval.
-var pow10Table = sync.OnceValue(buildPow10Table)
-
-func buildPow10Table() [][2]uint64 {
-	t := make([][2]uint64, pow10Max-pow10Min+1)
-	ten := big.NewInt(10)
-	mask := new(big.Int).SetUint64(math.MaxUint64)
-	for q := pow10Min; q <= pow10Max; q++ {
-		var v big.Int
-		if q >= 0 {
-			v.Exp(ten, big.NewInt(int64(q)), nil)
-			if l := v.BitLen(); l > 128 {
-				v.Rsh(&v, uint(l-128))
-			} else {
-				v.Lsh(&v, uint(128-l))
-			}
-		} else {
-			// ⌊2^(127+L) / 10^−q⌋ with L the bit length of 10^−q lies in
-			// (2^127, 2^128): 10^−q is not a power of two.
-			var d big.Int
-			d.Exp(ten, big.NewInt(int64(-q)), nil)
-			v.Lsh(big.NewInt(1), uint(127+d.BitLen()))
-			v.Quo(&v, &d)
-		}
-		var lo big.Int
-		lo.And(&v, mask)
-		v.Rsh(&v, 64)
-		t[q-pow10Min] = [2]uint64{v.Uint64(), lo.Uint64()}
-	}
-	return t
-}
+// pow10Table[q-pow10Min] holds the 128 most significant bits of 10^q,
+// rounded down (hi, lo), with the top bit set (pow10_table.go, written and
+// checked against math/big by TestPow10Table).
 
 // eiselLemire returns man·10^exp10 (negated when neg) rounded to the
 // nearest float64, ties to even, when it can decide the rounding; man is
@@ -79,7 +47,7 @@ func eiselLemire(man uint64, exp10 int, neg bool) (float64, bool) {
 	// plus the 64 bits of man and the IEEE bias, less the normalisation.
 	exp2 := uint64(217706*exp10>>16+64+1023) - uint64(shift)
 
-	p := &pow10Table()[exp10-pow10Min]
+	p := &pow10Table[exp10-pow10Min]
 	hi, lo := bits.Mul64(man, p[0])
 	// The truncated low half of the power could carry into the 9 bits
 	// below the 54 kept: widen the product with it when that is possible.
