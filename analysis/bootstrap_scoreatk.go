@@ -82,9 +82,13 @@ var ErrNoTasks = errors.New("analysis: no task with runs")
 // sorted scores, and its score@k for every k follows from the counts by
 // one O(n) pass and one dot product per k, with no sort (see
 // scoreatk_replicate.go), or, for a task with many tied scores, by one
-// table row per drop between distinct scores (scoreatk_ties.go). Replicate b of task t draws from PCG(Seed,
-// t<<32|b) (16-bit words of each output; drawCounts), so results do not
-// depend on how replicates are spread over goroutines or machines. The
+// table row per drop between distinct scores (scoreatk_ties.go), or, for a
+// task with few possible resamples (all runs tied, or few runs over few
+// distinct scores), by one draw from the resample's exact distribution
+// (scoreatk_exact.go). Replicate b of task t draws from PCG(Seed, t<<32|b)
+// (16-bit words of each output, drawCounts; or one whole output,
+// exactTable.draw), so results do not depend on how replicates are spread
+// over goroutines or machines. The
 // interval ends are found by selection, not by sorting the replicates.
 //
 // The cross-task mean is weighted by TaskScores.Weight when given.

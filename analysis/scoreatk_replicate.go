@@ -24,10 +24,14 @@ import (
 //	score@k = s_1 + Σ_(j=2..n) G_k(P_j)·(s_j − s_(j−1))
 //	        = s_1 + Σ_(P=0..n−k) G_k(P)·D(P),  D(P) = Σ_(j ≥ 2: P_j = P) (s_j − s_(j−1))
 //
-// since G_k(P) = 0 for P > n−k. D depends on the resample but not on k,
-// so a replicate costs n draws, n additions to build D, and one
-// contiguous dot product per k (gonum's floats.Dot, vectorised on amd64):
-// no sort and no data-dependent branch.
+// since G_k(P) = 0 for P > n−k. A tie (s_j = s_(j−1)) adds nothing, so
+// draws are counted per group of tied scores (m groups, m−1 drops between
+// them), and D depends on the resample but not on k: a replicate costs n
+// draws, m additions to build D, and one contiguous dot product per k
+// (gonum's floats.Dot, vectorised on amd64), with no sort and no
+// data-dependent branch; or, for tasks with many ties, one table row per
+// drop (scoreatk_ties.go); or, for tasks with few possible resamples, one
+// draw from their exact distribution (scoreatk_exact.go).
 
 // preparedTask is a task sorted once for the bootstrap.
 type preparedTask struct {
@@ -36,11 +40,16 @@ type preparedTask struct {
 	w      float64
 	ks     []int       // effective k per Ks entry; 0 = dropped
 	g      [][]float64 // per Ks entry: G_k(P) for P = 0..n−k (nil: dropped or random)
-	step   []float64   // step[j] = s_j − s_(j−1) (0-based; step[0] = 0)
-	ties   *tieTables  // set when the sum over distinct scores is cheaper (see tieTables)
+	group  []int32     // group[j] = index of run j's distinct score (0 = best)
+	gs     []float64   // gs[v] = score of group v
+	size   []int       // size[v] = runs in group v
+	drop   []float64   // drop[v] = gs[v+1] − gs[v] < 0, v = 0..m−2
+	ties   *tieTables  // set when the sum over drops is cheaper (see tieTables)
+	exact  *exactTable // set when the task has few possible resamples (see exactTable)
 }
 
-// prepareTask sorts t's scores and tabulates G_k for every k in ks.
+// prepareTask sorts t's scores, groups the tied ones and tabulates G_k for
+// every k in ks.
 func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
 	p := preparedTask{s: sortedDesc(t.Scores), random: t.Random, w: t.Weight}
 	if p.w == 0 {
@@ -64,11 +73,19 @@ func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
 			p.g[i] = survivalTable(n, p.ks[i])
 		}
 	}
-	p.step = make([]float64, n)
-	for j := 1; j < n; j++ {
-		p.step[j] = p.s[j] - p.s[j-1]
+	p.group = make([]int32, n)
+	for j, x := range p.s {
+		if j == 0 || x != p.s[j-1] {
+			if j > 0 {
+				p.drop = append(p.drop, x-p.s[j-1])
+			}
+			p.gs = append(p.gs, x)
+			p.size = append(p.size, 0)
+		}
+		p.group[j] = int32(len(p.gs) - 1)
+		p.size[len(p.size)-1]++
 	}
-	if !p.random && tieTablesPay(p) {
+	if p.exact = newExactTable(p); p.exact == nil && !p.random && tieTablesPay(p) {
 		p.ties = newTieTables(p)
 	}
 	return p
@@ -88,42 +105,46 @@ func survivalTable(n, k int) []float64 {
 
 // replicateScratch is a worker's reusable memory for replicate.
 type replicateScratch struct {
-	counts []int32   // zero between replicates: each user clears what it read
+	counts []int32   // per group; zero between replicates: each user clears what it read
 	d      []float64 // D(P), P = 0..n
-	pre    []int32   // pre[j] = P_j = c_0 + … + c_(j−1) (tieTables path)
+	pre    []int32   // pre[v] = runs of the resample in groups 0..v (tieTables path)
 }
 
 // replicate draws one resample of p's runs from the stream PCG(seed, stream)
 // and writes its score@k for every Ks entry into est (0 for a dropped k).
 func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est []float64) {
-	n := len(p.s)
+	n, m := len(p.s), len(p.gs)
+	var g rand.PCG
+	g.Seed(seed, stream)
+	if p.exact != nil {
+		copy(est, p.exact.draw(&g))
+		return
+	}
 	if cap(sc.counts) < n {
 		sc.counts = make([]int32, n)
 		sc.d = make([]float64, n+1)
 		sc.pre = make([]int32, n)
 	}
-	counts := sc.counts[:n]
-	var g rand.PCG
-	g.Seed(seed, stream)
-	drawCounts(&g, counts)
+	counts := sc.counts[:m]
+	drawCounts(&g, p.group, counts)
 
 	if p.random {
-		var m float64
-		for j, c := range counts {
-			m += float64(c) * p.s[j]
-			counts[j] = 0
+		var mean float64
+		for v, c := range counts {
+			mean += float64(c) * p.gs[v]
+			counts[v] = 0
 		}
-		m /= float64(n)
+		mean /= float64(n)
 		for i, k := range p.ks {
 			est[i] = 0
 			if k != 0 {
-				est[i] = m
+				est[i] = mean
 			}
 		}
 		return
 	}
 	if p.ties != nil {
-		p.ties.replicate(p.s[0], counts, sc.pre[:n], est)
+		p.ties.replicate(p.s[0], counts, sc.pre[:m], est)
 		return
 	}
 
@@ -131,11 +152,10 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 	clear(d)
 	at := counts[0]
 	counts[0] = 0
-	step := p.step[:n]
-	for j := 1; j < n; j++ {
-		d[at] += step[j]
-		at += counts[j]
-		counts[j] = 0
+	for v, dv := range p.drop {
+		d[at] += dv
+		at += counts[v+1]
+		counts[v+1] = 0
 	}
 	first := p.s[0]
 	for i, gk := range p.g {
@@ -146,18 +166,19 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 	}
 }
 
-// drawCounts adds n = len(counts) uniform draws from [0, n) to counts: a
-// bootstrap resample as counts. For n ≤ 2¹² each 64-bit output of g is cut
+// drawCounts adds n = len(group) uniform draws from [0, n) to counts, a
+// draw j counting in counts[group[j]]: a bootstrap resample as counts per
+// group of tied scores. For n ≤ 2¹² each 64-bit output of g is cut
 // into four 16-bit words, low bits first (32-bit words for larger n, whole
 // outputs from 2³² on); a word w of b bits becomes the draw ⌊w·n/2^b⌋
 // unless the low b bits of w·n are below 2^b mod n (Lemire, "Fast random
 // integer generation in an interval", ACM TOMACS 2019). That is exact; a
 // word is rejected with probability below n/2^b, and is then replaced by
 // words of a fresh output (redraw16) before the next word is used.
-func drawCounts(g *rand.PCG, counts []int32) {
-	n := uint64(len(counts))
+func drawCounts(g *rand.PCG, group []int32, counts []int32) {
+	n := uint64(len(group))
 	if n > 1<<12 {
-		drawCountsWide(g, counts)
+		drawCountsWide(g, group, counts)
 		return
 	}
 	thresh := (1<<16 - n) % n // 2¹⁶ mod n
@@ -166,7 +187,7 @@ func drawCounts(g *rand.PCG, counts []int32) {
 		if m&0xffff < thresh {
 			m = redraw16(g, n, thresh)
 		}
-		counts[m>>16]++
+		counts[group[m>>16]]++
 	}
 	i := uint64(0)
 	for ; i+4 <= n; i += 4 {
@@ -201,25 +222,25 @@ func redraw16(g *rand.PCG, n, thresh uint64) uint64 {
 
 // drawCountsWide is drawCounts for n > 2¹²: 32-bit words below 2³², whole
 // 64-bit outputs from there on.
-func drawCountsWide(g *rand.PCG, counts []int32) {
-	n := uint64(len(counts))
+func drawCountsWide(g *rand.PCG, group []int32, counts []int32) {
+	n := uint64(len(group))
 	if n >= 1<<32 {
 		for range n {
-			counts[boundedDraw(g, n)]++
+			counts[group[boundedDraw(g, n)]]++
 		}
 		return
 	}
 	thresh := (1<<32 - n) % n // 2³² mod n
-	for left := len(counts); left > 0; {
+	for left := len(group); left > 0; {
 		x := g.Uint64()
 		if m := (x & 0xffffffff) * n; m&0xffffffff >= thresh {
-			counts[m>>32]++
+			counts[group[m>>32]]++
 			if left--; left == 0 {
 				break
 			}
 		}
 		if m := (x >> 32) * n; m&0xffffffff >= thresh {
-			counts[m>>32]++
+			counts[group[m>>32]]++
 			left--
 		}
 	}

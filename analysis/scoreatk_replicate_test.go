@@ -29,6 +29,10 @@ func TestReplicateMatchesDirect(t *testing.T) {
 		}
 		short := ShortTasks(trial % 2)
 		p := prepareTask(TaskScores{Task: "t", Scores: s}, ks, short)
+		p.exact = nil // the outcome table has its own tests (TestExactTable*)
+		if !tieTablesPay(p) {
+			p.ties = nil
+		}
 		path := "dense"
 		switch trial % 4 {
 		case 1:
@@ -50,7 +54,7 @@ func TestReplicateMatchesDirect(t *testing.T) {
 		var g rand.PCG
 		g.Seed(11, stream)
 		counts := make([]int32, n)
-		drawCounts(&g, counts)
+		drawCounts(&g, identityGroup(len(counts)), counts)
 		var res []float64
 		for j, c := range counts {
 			for range c {
@@ -76,7 +80,8 @@ func TestReplicateMatchesDirect(t *testing.T) {
 }
 
 // TestTieTablesPay: the sum over drops is chosen for a task with many ties
-// and few values of k, not for one without ties and more than tieCols k.
+// and few values of k, not for one without ties and more than tieCols k;
+// the outcome table, for a task with few possible resamples only.
 func TestTieTablesPay(t *testing.T) {
 	tied := make([]float64, 40)
 	distinct := make([]float64, 40)
@@ -84,8 +89,15 @@ func TestTieTablesPay(t *testing.T) {
 		tied[j] = float64(j % 3)
 		distinct[j] = float64(j)
 	}
-	if p := prepareTask(TaskScores{Scores: tied}, []int{1, 2, 4, 8, 16, 32}, DropShort); p.ties == nil {
-		t.Error("40 runs, 3 distinct scores: sum over drops not chosen")
+	if p := prepareTask(TaskScores{Scores: tied}, []int{1, 2, 4, 8, 16, 32}, DropShort); p.exact == nil {
+		t.Error("40 runs, 3 distinct scores (861 outcomes): no outcome table")
+	}
+	tied5 := make([]float64, 40)
+	for j := range tied5 {
+		tied5[j] = float64(j % 5)
+	}
+	if p := prepareTask(TaskScores{Scores: tied5}, []int{1, 2, 4, 8, 16, 32}, DropShort); p.exact != nil || p.ties == nil {
+		t.Errorf("40 runs, 5 distinct scores (135,751 outcomes): outcome table %v, sum over drops %v", p.exact != nil, p.ties != nil)
 	}
 	if p := prepareTask(TaskScores{Scores: distinct}, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, DropShort); p.ties != nil {
 		t.Error("9 values of k: more than tieCols, yet the sum over drops was chosen")
@@ -108,7 +120,7 @@ func TestDrawCountsUniform(t *testing.T) {
 		counts := make([]int32, c.n)
 		for r := 0; r < c.resamples; r++ {
 			clear(counts)
-			drawCounts(&g, counts)
+			drawCounts(&g, identityGroup(len(counts)), counts)
 			sum := 0
 			for j, x := range counts {
 				total[j*7/c.n] += int(x)
@@ -130,9 +142,9 @@ func TestDrawCountsUniform(t *testing.T) {
 	var g rand.PCG
 	a, b := make([]int32, 13), make([]int32, 13)
 	g.Seed(3, 4)
-	drawCounts(&g, a)
+	drawCounts(&g, identityGroup(13), a)
 	g.Seed(3, 4)
-	drawCounts(&g, b)
+	drawCounts(&g, identityGroup(13), b)
 	if !slices.Equal(a, b) {
 		t.Errorf("same stream, other counts: %v %v", a, b)
 	}
@@ -187,8 +199,9 @@ func BenchmarkQuantileSelect(b *testing.B) {
 }
 
 // BenchmarkReplicatePaths: 1,000 replicates of each task by each way of
-// summing (D(P) and dot products, "dense"; the sum over drops, "ties"; and
-// tieTablesPay's pick, "auto"), k = 1…128 (powers of two), for METR's
+// summing (D(P) and dot products, "dense"; the sum over drops, "ties";
+// tieTablesPay's pick, "noexact"; and with outcome tables where they fit,
+// "auto"), k = 1…128 (powers of two), for METR's
 // RE-Bench tasks (1,808 runs, 708 drops between distinct scores; skipped
 // without ../shared) and for 7 tasks of n uniform scores (no ties). The
 // costs tieTablesPay weighs come from here.
@@ -202,15 +215,20 @@ func BenchmarkReplicatePaths(b *testing.B) {
 		sets["metr"] = slices.Concat(metrRunsB(b)...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(sets)) {
-		for _, path := range []string{"dense", "ties", "auto"} {
+		for _, path := range []string{"dense", "ties", "noexact", "auto"} {
 			prep := make([]preparedTask, len(sets[name]))
 			for i, t := range sets[name] {
 				prep[i] = prepareTask(t, ks, DropShort)
 				switch path {
 				case "dense":
-					prep[i].ties = nil
+					prep[i].ties, prep[i].exact = nil, nil
 				case "ties":
-					prep[i].ties = newTieTables(prep[i])
+					prep[i].ties, prep[i].exact = newTieTables(prep[i]), nil
+				case "noexact":
+					if prep[i].exact != nil && tieTablesPay(prep[i]) {
+						prep[i].ties = newTieTables(prep[i])
+					}
+					prep[i].exact = nil
 				}
 			}
 			b.Run(name+"/"+path, func(b *testing.B) {
@@ -226,4 +244,14 @@ func BenchmarkReplicatePaths(b *testing.B) {
 			})
 		}
 	}
+}
+
+// identityGroup is the grouping of n runs with distinct scores: draws
+// counted per run.
+func identityGroup(n int) []int32 {
+	g := make([]int32, n)
+	for j := range g {
+		g[j] = int32(j)
+	}
+	return g
 }

@@ -25,18 +25,19 @@ const tieCols = 8
 
 // tieTables is a task's table for the sum over drops.
 type tieTables struct {
-	first []int32   // run (0-based, best first) at which each drop happens
-	drop  []float64 // drop[v] = s[first[v]] − s[first[v]−1] < 0
+	drop  []float64 // the task's drops between distinct scores (preparedTask.drop)
 	width int       // row length: 4, 6 or tieCols, the least that holds col
 	rows  []float64 // rows[P·width + a] = G_k(P) for k = ks[col[a]], 0 for P > n−k; P = 0..n
 	col   []int     // Ks index of each table column
 }
 
 // tieTablesPay says whether the sum over drops costs less than D(P) and the
-// dot products for p: about two operations per table column per drop against about three
-// operations per run to build and clear D(P), half an operation per term of
-// the dot products (two lanes), and a call per k. Measured with
-// BenchmarkReplicatePaths; the choice changes rounding only.
+// dot products for p: about two operations per table column per drop
+// against one per run to clear D(P), half an operation per term of the dot
+// products (two lanes), and a call per k (both build the counts per group
+// alike). Timed per METR task and for tasks without ties, both ways, this
+// picks within 1 % of the faster way's total time; the choice changes
+// rounding only.
 func tieTablesPay(p preparedTask) bool {
 	n, cols, terms := len(p.s), 0, 0
 	for _, gk := range p.g {
@@ -48,13 +49,7 @@ func tieTablesPay(p preparedTask) bool {
 	if cols == 0 || cols > tieCols {
 		return false
 	}
-	drops := 0
-	for _, d := range p.step[1:] {
-		if d != 0 {
-			drops++
-		}
-	}
-	return 2*drops*rowWidth(cols) <= 3*n+terms/2+15*cols
+	return 2*len(p.drop)*rowWidth(cols) <= n+terms/2+15*cols
 }
 
 // rowWidth is the row length of a table of cols columns: 4, 6 or tieCols.
@@ -81,12 +76,7 @@ func newTieTables(p preparedTask) *tieTables {
 	if p.random || len(t.col) == 0 || len(t.col) > tieCols {
 		return nil
 	}
-	for j := 1; j < n; j++ {
-		if p.step[j] != 0 {
-			t.first = append(t.first, int32(j))
-			t.drop = append(t.drop, p.step[j])
-		}
-	}
+	t.drop = p.drop
 	t.width = rowWidth(len(t.col))
 	t.rows = make([]float64, (n+1)*t.width)
 	for a, i := range t.col {
@@ -97,24 +87,26 @@ func newTieTables(p preparedTask) *tieTables {
 	return t
 }
 
-// replicate writes score@k of the resample with the given counts (over
-// runs, best first) into est, for every Ks entry (0 for a k not in the
-// table), and clears counts. best is s_1; pre is scratch of len(counts).
+// replicate writes score@k of the resample with the given counts (per
+// group of tied scores, best first) into est, for every Ks entry (0 for a
+// k not in the table), and clears counts. best is s_1; pre is scratch of
+// len(counts).
 func (t *tieTables) replicate(best float64, counts, pre []int32, est []float64) {
 	var at int32
-	for j, c := range counts {
-		pre[j] = at
+	for v, c := range counts {
 		at += c
-		counts[j] = 0
+		pre[v] = at // runs in groups 0..v: P of drop v
+		counts[v] = 0
 	}
+	pre = pre[:len(t.drop)]
 	var e [tieCols]float64
 	switch t.width {
 	case 4:
-		e[0], e[1], e[2], e[3] = sumDrops4(t.rows, t.first, t.drop, pre)
+		e[0], e[1], e[2], e[3] = sumDrops4(t.rows, t.drop, pre)
 	case 6:
-		e[0], e[1], e[2], e[3], e[4], e[5] = sumDrops6(t.rows, t.first, t.drop, pre)
+		e[0], e[1], e[2], e[3], e[4], e[5] = sumDrops6(t.rows, t.drop, pre)
 	default:
-		e = sumDrops8(t.rows, t.first, t.drop, pre)
+		e = sumDrops8(t.rows, t.drop, pre)
 	}
 	clear(est)
 	for a, i := range t.col {
@@ -123,17 +115,17 @@ func (t *tieTables) replicate(best float64, counts, pre []int32, est []float64) 
 }
 
 // sumDrops4, sumDrops6 and sumDrops8 return Σ_v rows[P_v·w + a]·drop[v]
-// for each column a of rows of width w = 4, 6, 8, with P_v = pre[first[v]].
+// for each column a of rows of width w = 4, 6, 8, with P_v = pre[v].
 // One function per width keeps the sums in registers (a loop over a
 // would keep them in memory, and eight sums with their products do not fit
 // in the sixteen float registers of amd64: width 8 is two passes of four).
-func sumDrops4(rows []float64, first []int32, drop []float64, pre []int32) (e0, e1, e2, e3 float64) {
-	return sumDrops4Of(rows, 4, 0, first, drop, pre)
+func sumDrops4(rows []float64, drop []float64, pre []int32) (e0, e1, e2, e3 float64) {
+	return sumDrops4Of(rows, 4, 0, drop, pre)
 }
 
-func sumDrops6(rows []float64, first []int32, drop []float64, pre []int32) (e0, e1, e2, e3, e4, e5 float64) {
-	for v, j := range first {
-		r := rows[int(pre[j])*6:][:6]
+func sumDrops6(rows []float64, drop []float64, pre []int32) (e0, e1, e2, e3, e4, e5 float64) {
+	for v, P := range pre {
+		r := rows[int(P)*6:][:6]
 		d := drop[v]
 		e0 += float64(r[0] * d)
 		e1 += float64(r[1] * d)
@@ -145,16 +137,16 @@ func sumDrops6(rows []float64, first []int32, drop []float64, pre []int32) (e0, 
 	return
 }
 
-func sumDrops8(rows []float64, first []int32, drop []float64, pre []int32) (e [tieCols]float64) {
-	e[0], e[1], e[2], e[3] = sumDrops4Of(rows, tieCols, 0, first, drop, pre)
-	e[4], e[5], e[6], e[7] = sumDrops4Of(rows, tieCols, 4, first, drop, pre)
+func sumDrops8(rows []float64, drop []float64, pre []int32) (e [tieCols]float64) {
+	e[0], e[1], e[2], e[3] = sumDrops4Of(rows, tieCols, 0, drop, pre)
+	e[4], e[5], e[6], e[7] = sumDrops4Of(rows, tieCols, 4, drop, pre)
 	return e
 }
 
 // sumDrops4Of is the sums of columns off…off+3 of rows of the given width.
-func sumDrops4Of(rows []float64, width, off int, first []int32, drop []float64, pre []int32) (e0, e1, e2, e3 float64) {
-	for v, j := range first {
-		r := rows[int(pre[j])*width+off:][:4]
+func sumDrops4Of(rows []float64, width, off int, drop []float64, pre []int32) (e0, e1, e2, e3 float64) {
+	for v, P := range pre {
+		r := rows[int(P)*width+off:][:4]
 		d := drop[v]
 		e0 += float64(r[0] * d)
 		e1 += float64(r[1] * d)
