@@ -46,6 +46,7 @@ type preparedTask struct {
 	drop   []float64   // drop[v] = gs[v+1] − gs[v] < 0, v = 0..m−2
 	ties   *tieTables  // set when the sum over drops is cheaper (see tieTables)
 	exact  *exactTable // set when the task has few possible resamples (see exactTable)
+	thresh uint64      // 2¹⁶ mod n (n ≤ 2¹²), drawCounts's rejection bound
 }
 
 // prepareTask sorts t's scores, groups the tied ones and tabulates G_k for
@@ -84,6 +85,9 @@ func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
 		}
 		p.group[j] = int32(len(p.gs) - 1)
 		p.size[len(p.size)-1]++
+	}
+	if n <= 1<<12 {
+		p.thresh = (1<<16 - uint64(n)) % uint64(n)
 	}
 	if p.exact = newExactTable(p); p.exact == nil && !p.random && tieTablesPay(p) {
 		p.ties = newTieTables(p)
@@ -126,7 +130,7 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 		sc.pre = make([]int32, n)
 	}
 	counts := sc.counts[:m]
-	drawCounts(&g, p.group, counts)
+	drawCounts(&g, p.group, p.thresh, counts)
 
 	if p.random {
 		var mean float64
@@ -175,13 +179,12 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 // integer generation in an interval", ACM TOMACS 2019). That is exact; a
 // word is rejected with probability below n/2^b, and is then replaced by
 // words of a fresh output (redraw16) before the next word is used.
-func drawCounts(g *rand.PCG, group []int32, counts []int32) {
+func drawCounts(g *rand.PCG, group []int32, thresh uint64, counts []int32) {
 	n := uint64(len(group))
 	if n > 1<<12 {
 		drawCountsWide(g, group, counts)
 		return
 	}
-	thresh := (1<<16 - n) % n // 2¹⁶ mod n
 	draw := func(w uint64) {
 		m := w * n
 		if m&0xffff < thresh {

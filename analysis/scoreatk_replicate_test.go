@@ -54,7 +54,7 @@ func TestReplicateMatchesDirect(t *testing.T) {
 		var g rand.PCG
 		g.Seed(11, stream)
 		counts := make([]int32, n)
-		drawCounts(&g, identityGroup(len(counts)), counts)
+		drawCounts(&g, identityGroup(len(counts)), thresh16(len(counts)), counts)
 		var res []float64
 		for j, c := range counts {
 			for range c {
@@ -120,7 +120,7 @@ func TestDrawCountsUniform(t *testing.T) {
 		counts := make([]int32, c.n)
 		for r := 0; r < c.resamples; r++ {
 			clear(counts)
-			drawCounts(&g, identityGroup(len(counts)), counts)
+			drawCounts(&g, identityGroup(len(counts)), thresh16(len(counts)), counts)
 			sum := 0
 			for j, x := range counts {
 				total[j*7/c.n] += int(x)
@@ -142,9 +142,9 @@ func TestDrawCountsUniform(t *testing.T) {
 	var g rand.PCG
 	a, b := make([]int32, 13), make([]int32, 13)
 	g.Seed(3, 4)
-	drawCounts(&g, identityGroup(13), a)
+	drawCounts(&g, identityGroup(13), thresh16(13), a)
 	g.Seed(3, 4)
-	drawCounts(&g, identityGroup(13), b)
+	drawCounts(&g, identityGroup(13), thresh16(13), b)
 	if !slices.Equal(a, b) {
 		t.Errorf("same stream, other counts: %v %v", a, b)
 	}
@@ -254,4 +254,12 @@ func identityGroup(n int) []int32 {
 		g[j] = int32(j)
 	}
 	return g
+}
+
+// thresh16 is drawCounts's rejection bound 2¹⁶ mod n (0 for n > 2¹²).
+func thresh16(n int) uint64 {
+	if n > 1<<12 {
+		return 0
+	}
+	return (1<<16 - uint64(n)) % uint64(n)
 }

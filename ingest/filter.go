@@ -113,14 +113,29 @@ func RunValue(r *Run, col string) (string, bool) {
 // Filter keeps the runs for which keep returns true, the score-log
 // entries of the runs kept, and the tasks of the benchmarks they belong to.
 func (d *Dataset) Filter(keep func(*Run) bool) {
-	ids := map[string]bool{}
+	var ids map[string]bool // kept run ids, needed only to filter score events
+	if len(d.Scores) > 0 {
+		ids = make(map[string]bool, len(d.Runs))
+	}
 	benchmarks := map[string]bool{}
+	last := "" // runs come in stretches of one benchmark: look it up once per stretch
 	out := d.Runs[:0]
 	for i := range d.Runs {
-		if keep(&d.Runs[i]) {
-			out = append(out, d.Runs[i])
-			ids[d.Runs[i].RunID] = true
-			benchmarks[d.Runs[i].Benchmark] = true
+		r := &d.Runs[i]
+		if !keep(r) {
+			continue
+		}
+		if ids != nil {
+			ids[r.RunID] = true
+		}
+		if len(out) == 0 || r.Benchmark != last {
+			benchmarks[r.Benchmark] = true
+			last = r.Benchmark
+		}
+		if len(out) == i {
+			out = out[:i+1] // kept in place
+		} else {
+			out = append(out, *r)
 		}
 	}
 	tasks := d.Tasks[:0]
