@@ -37,6 +37,10 @@ import (
 // columns): 256 KiB, which stays in a core's L2 cache.
 const exactTableBytes = 256 << 10
 
+// exactMaxRuns bounds n for an outcome table: multinomialPMF's partial
+// products reach C(n, c)·(a_g/n)^c ≤ 2ⁿ, finite in float64 for n ≤ 1,023.
+const exactMaxRuns = 1000
+
 // exactTable is a task's outcome distribution for the bootstrap.
 type exactTable struct {
 	nk     int       // row length: the number of Ks entries
@@ -63,9 +67,12 @@ func exactOutcomes(n, m int, limit uint64) (uint64, bool) {
 }
 
 // newExactTable builds p's outcome table, or returns nil when it would
-// exceed exactTableBytes. p has its ks, g and step set (prepareTask).
+// exceed exactTableBytes or p has more than exactMaxRuns runs. p has its ks, g and step set (prepareTask).
 func newExactTable(p preparedTask) *exactTable {
 	n, nk, m := len(p.s), len(p.ks), len(p.gs)
+	if n > exactMaxRuns {
+		return nil
+	}
 	perOutcome := uint64(8*nk + 8 + 4)
 	k, ok := exactOutcomes(n, m, exactTableBytes/perOutcome)
 	if !ok {

@@ -165,3 +165,39 @@ func TestExactOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestExactTableLargeN: a task of 1,000 runs over two scores gets an
+// outcome table whose probabilities are finite and sum to 1 (the partial
+// products of multinomialPMF stay below 2^1000), with the mean of its
+// replicates equal to the task's score@1 (the resample's expected mean is
+// the sample mean); one of 1,500 runs gets none (there the products would
+// overflow: with the bound lifted, the replicates' mean came out 0.164).
+func TestExactTableLargeN(t *testing.T) {
+	scores := func(n int) []float64 {
+		s := make([]float64, n)
+		for j := range s {
+			s[j] = float64(j % 2)
+		}
+		return s
+	}
+	p := prepareTask(TaskScores{Scores: scores(1000)}, []int{1}, DropShort)
+	if p.exact == nil {
+		t.Fatal("1,000 runs over two scores: no outcome table")
+	}
+	var total, mean float64
+	for key, pr := range exactDistribution(p.exact) {
+		if math.IsNaN(pr) || math.IsInf(pr, 0) {
+			t.Fatalf("probability %v", pr)
+		}
+		var x float64
+		fmt.Sscan(key, &x)
+		total += pr
+		mean += pr * x
+	}
+	if math.Abs(total-1) > 1e-9 || math.Abs(mean-0.5) > 1e-9 {
+		t.Errorf("probabilities sum to %v, mean replicate %v; want 1 and 0.5", total, mean)
+	}
+	if p := prepareTask(TaskScores{Scores: scores(1500)}, []int{1}, DropShort); p.exact != nil {
+		t.Error("1,500 runs: outcome table built")
+	}
+}
