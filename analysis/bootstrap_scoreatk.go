@@ -112,7 +112,11 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 		if len(t.Scores) == 0 {
 			return nil, fmt.Errorf("analysis: task %s has no runs", t.Task)
 		}
-		prep[ti] = prepareTask(t, opt.Ks, opt.Short)
+		if opt.Boot > 0 {
+			prep[ti] = prepareTask(t, opt.Ks, opt.Short)
+		} else {
+			prep[ti] = preparePoint(t, opt.Ks, opt.Short)
+		}
 	}
 
 	points := make([]ScoreAtKPoint, len(opt.Ks))

@@ -50,28 +50,15 @@ type preparedTask struct {
 }
 
 // prepareTask sorts t's scores, groups the tied ones and tabulates G_k for
-// every k in ks.
+// every k in ks: all a bootstrap needs (preparePoint is enough for the
+// point estimates).
 func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
-	p := preparedTask{s: sortedDesc(t.Scores), random: t.Random, w: t.Weight}
-	if p.w == 0 {
-		p.w = 1
-	}
+	p := preparePoint(t, ks, short)
 	n := len(p.s)
-	p.ks = make([]int, len(ks))
 	p.g = make([][]float64, len(ks))
-	for i, k := range ks {
-		switch {
-		case k <= n:
-			p.ks[i] = k
-		case short == TruncateShort || p.random:
-			// A blind pick's value is the mean whatever k is, so a
-			// random-selection task is never short of runs.
-			p.ks[i] = n
-		default:
-			continue
-		}
-		if !p.random {
-			p.g[i] = survivalTable(n, p.ks[i])
+	for i, k := range p.ks {
+		if k != 0 && !p.random {
+			p.g[i] = survivalTable(n, k)
 		}
 	}
 	p.group = make([]int32, n)
@@ -91,6 +78,28 @@ func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
 	}
 	if p.exact = newExactTable(p); p.exact == nil && !p.random && tieTablesPay(p) {
 		p.ties = newTieTables(p)
+	}
+	return p
+}
+
+// preparePoint sorts t's scores and sets the effective k for every k in ks
+// (0 where the task is dropped).
+func preparePoint(t TaskScores, ks []int, short ShortTasks) preparedTask {
+	p := preparedTask{s: sortedDesc(t.Scores), random: t.Random, w: t.Weight}
+	if p.w == 0 {
+		p.w = 1
+	}
+	n := len(p.s)
+	p.ks = make([]int, len(ks))
+	for i, k := range ks {
+		switch {
+		case k <= n:
+			p.ks[i] = k
+		case short == TruncateShort || p.random:
+			// A blind pick's value is the mean whatever k is, so a
+			// random-selection task is never short of runs.
+			p.ks[i] = n
+		}
 	}
 	return p
 }
