@@ -3,8 +3,9 @@ package execute
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/rdeval/rdeval/ingest"
 )
 
 // Result is one run's result.json.
@@ -102,36 +103,10 @@ func writeJSONAtomic(path string, v any) error {
 }
 
 // writeFileAtomic writes data to path through a synced temporary file in
-// the same folder renamed over it, then syncs the folder.
+// the same folder renamed over it, then syncs the folder, so that a
+// result, once written, survives a crash (resume relies on it).
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return ingest.WriteFileAtomic(path, data, ingest.AtomicOptions{SyncDir: true})
 }
 
 // ReadResult reads a run's result.json.

@@ -45,7 +45,7 @@ func WriteTableText(path string, rec arrow.RecordBatch, format string) error {
 	default:
 		return fmt.Errorf("export format %q: want %s or %s", format, FormatCSV, FormatJSONL)
 	}
-	_, err := writeAtomic(path, func(w io.Writer) error { return write(w, rec) })
+	_, err := WriteAtomic(path, AtomicOptions{}, func(w io.Writer) error { return write(w, rec) })
 	return err
 }
 

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,7 +105,7 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 			os.Remove(filepath.Join(dir, name))
 			continue
 		}
-		sum, err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) error {
+		sum, err := WriteAtomic(filepath.Join(dir, name), AtomicOptions{}, func(w io.Writer) error {
 			if opt.Format == FormatArrow {
 				rec := t.rec()
 				defer rec.Release()
@@ -122,7 +120,7 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 	}
 	rejPath := filepath.Join(dir, "rejected.jsonl")
 	if len(ds.Rejected) > 0 {
-		_, err := writeAtomic(rejPath, func(w io.Writer) error {
+		_, err := WriteAtomic(rejPath, AtomicOptions{}, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			for _, r := range ds.Rejected {
 				if err := enc.Encode(r); err != nil {
@@ -138,7 +136,7 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 	} else {
 		os.Remove(rejPath)
 	}
-	_, err := writeAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {
+	_, err := WriteAtomic(filepath.Join(dir, "manifest.json"), AtomicOptions{}, func(w io.Writer) error {
 		b, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {
 			return err
@@ -151,42 +149,13 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 
 // WriteTableFile writes one record batch to path (format by opt.Format) atomically.
 func WriteTableFile(path string, rec arrow.RecordBatch, format, version string) error {
-	_, err := writeAtomic(path, func(w io.Writer) error {
+	_, err := WriteAtomic(path, AtomicOptions{}, func(w io.Writer) error {
 		if format == FormatArrow {
 			return writeIPC(w, rec)
 		}
 		return writeParquet(w, rec, version)
 	})
 	return err
-}
-
-// writeAtomic writes through fill into a temporary file beside path, syncs
-// it and renames it over path. It returns the SHA-256 of the bytes written.
-func writeAtomic(path string, fill func(io.Writer) error) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	h := sha256.New()
-	if err := fill(io.MultiWriter(tmp, h)); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // parquetProps: zstd at its fastest level, column statistics, and

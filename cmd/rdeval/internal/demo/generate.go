@@ -16,12 +16,13 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rdeval/rdeval/ingest"
 )
 
 // Generate writes the synthetic demo study for seed into dir (creating
@@ -71,31 +72,7 @@ func render(seed uint64) ([]genFile, error) {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(name, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		os.Remove(name)
-		return werr
-	}
-	return nil
+	return ingest.WriteFileAtomic(path, data, ingest.AtomicOptions{MkdirAll: true})
 }
 
 // ---------------------------------------------------------------------------
