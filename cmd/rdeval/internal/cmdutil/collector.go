@@ -23,8 +23,13 @@ func PauseCollector(inputs []string) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	limit := debug.SetMemoryLimit(GCMemoryLimit(InputBytes(inputs), physicalMemory()))
 	percent := debug.SetGCPercent(-1)
+	if percent < 0 {
+		// Already paused by the caller (rdeval ingest pauses it for its
+		// whole run, reading included): its limit stands.
+		return func() {}
+	}
+	limit := debug.SetMemoryLimit(GCMemoryLimit(InputBytes(inputs), physicalMemory()))
 	return func() {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
