@@ -113,7 +113,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 			return nil, fmt.Errorf("analysis: task %s has no runs", t.Task)
 		}
 		if opt.Boot > 0 {
-			prep[ti] = prepareTask(t, opt.Ks, opt.Short)
+			prep[ti] = prepareTask(t, opt.Ks, opt.Short, opt.Boot)
 		} else {
 			prep[ti] = preparePoint(t, opt.Ks, opt.Short)
 		}

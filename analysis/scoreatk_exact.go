@@ -66,16 +66,19 @@ func exactOutcomes(n, m int, limit uint64) (uint64, bool) {
 	return c, true
 }
 
-// newExactTable builds p's outcome table, or returns nil when it would
-// exceed exactTableBytes or p has more than exactMaxRuns runs. p has its ks, g and step set (prepareTask).
-func newExactTable(p preparedTask) *exactTable {
+// newExactTable builds p's outcome table for a bootstrap of boot
+// replicates, or returns nil when it would exceed exactTableBytes, p has
+// more than exactMaxRuns runs, or building it would cost more than it
+// saves: about K·(m + nk·(m−1)) operations against about three per draw
+// saved, boot·n. p has its ks, g and groups set (prepareTask).
+func newExactTable(p preparedTask, boot int) *exactTable {
 	n, nk, m := len(p.s), len(p.ks), len(p.gs)
 	if n > exactMaxRuns {
 		return nil
 	}
 	perOutcome := uint64(8*nk + 8 + 4)
 	k, ok := exactOutcomes(n, m, exactTableBytes/perOutcome)
-	if !ok {
+	if !ok || float64(k)*float64(m+nk*(m-1)) > 3*float64(boot)*float64(n) {
 		return nil
 	}
 	t := &exactTable{nk: nk, est: make([]float64, int(k)*nk)}

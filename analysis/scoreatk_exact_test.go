@@ -55,7 +55,7 @@ func TestExactTableMatchesEnumeration(t *testing.T) {
 		{[]float64{2, 2, 1, 1, 1, 0}, true, DropShort},
 		{[]float64{7}, false, TruncateShort},
 	} {
-		p := prepareTask(TaskScores{Scores: c.scores, Random: c.random}, ks, c.short)
+		p := prepareTask(TaskScores{Scores: c.scores, Random: c.random}, ks, c.short, 10000)
 		if p.exact == nil {
 			t.Fatalf("case %d: no outcome table", ci)
 		}
@@ -103,7 +103,7 @@ func TestExactTableMatchesEnumeration(t *testing.T) {
 // random numbers.
 func TestExactTableDraws(t *testing.T) {
 	ks := []int{1, 2, 4}
-	p := prepareTask(TaskScores{Scores: []float64{3, 2, 2, 1, 1}}, ks, TruncateShort)
+	p := prepareTask(TaskScores{Scores: []float64{3, 2, 2, 1, 1}}, ks, TruncateShort, 10000)
 	if p.exact == nil || len(p.exact.thresh) != 21 {
 		t.Fatalf("outcome table %v", p.exact)
 	}
@@ -137,7 +137,7 @@ func TestExactTableDraws(t *testing.T) {
 		}
 	}
 
-	one := prepareTask(TaskScores{Scores: []float64{0.5, 0.5, 0.5}}, ks, TruncateShort)
+	one := prepareTask(TaskScores{Scores: []float64{0.5, 0.5, 0.5}}, ks, TruncateShort, 10000)
 	g.Seed(5, 6)
 	before := g
 	row := one.exact.draw(&g)
@@ -180,7 +180,7 @@ func TestExactTableLargeN(t *testing.T) {
 		}
 		return s
 	}
-	p := prepareTask(TaskScores{Scores: scores(1000)}, []int{1}, DropShort)
+	p := prepareTask(TaskScores{Scores: scores(1000)}, []int{1}, DropShort, 10000)
 	if p.exact == nil {
 		t.Fatal("1,000 runs over two scores: no outcome table")
 	}
@@ -197,7 +197,25 @@ func TestExactTableLargeN(t *testing.T) {
 	if math.Abs(total-1) > 1e-9 || math.Abs(mean-0.5) > 1e-9 {
 		t.Errorf("probabilities sum to %v, mean replicate %v; want 1 and 0.5", total, mean)
 	}
-	if p := prepareTask(TaskScores{Scores: scores(1500)}, []int{1}, DropShort); p.exact != nil {
+	if p := prepareTask(TaskScores{Scores: scores(1500)}, []int{1}, DropShort, 10000); p.exact != nil {
 		t.Error("1,500 runs: outcome table built")
+	}
+}
+
+// TestExactTablePays: a task of 40 runs over 3 scores (861 outcomes, six
+// values of k) gets a table for 10,000 replicates, whose draws it saves,
+// but not for 10 (building it, about 13,000 operations, would cost more
+// than the 400 draws).
+func TestExactTablePays(t *testing.T) {
+	s := make([]float64, 40)
+	for j := range s {
+		s[j] = float64(j % 3)
+	}
+	ks := []int{1, 2, 4, 8, 16, 32}
+	if p := prepareTask(TaskScores{Scores: s}, ks, DropShort, 10000); p.exact == nil {
+		t.Error("B = 10,000: no outcome table")
+	}
+	if p := prepareTask(TaskScores{Scores: s}, ks, DropShort, 10); p.exact != nil {
+		t.Error("B = 10: outcome table built")
 	}
 }

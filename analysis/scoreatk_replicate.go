@@ -50,9 +50,9 @@ type preparedTask struct {
 }
 
 // prepareTask sorts t's scores, groups the tied ones and tabulates G_k for
-// every k in ks: all a bootstrap needs (preparePoint is enough for the
-// point estimates).
-func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
+// every k in ks: all a bootstrap of boot replicates needs (preparePoint is
+// enough for the point estimates).
+func prepareTask(t TaskScores, ks []int, short ShortTasks, boot int) preparedTask {
 	p := preparePoint(t, ks, short)
 	n := len(p.s)
 	p.g = make([][]float64, len(ks))
@@ -76,7 +76,7 @@ func prepareTask(t TaskScores, ks []int, short ShortTasks) preparedTask {
 	if n <= 1<<12 {
 		p.thresh = (1<<16 - uint64(n)) % uint64(n)
 	}
-	if p.exact = newExactTable(p); p.exact == nil && !p.random && tieTablesPay(p) {
+	if p.exact = newExactTable(p, boot); p.exact == nil && !p.random && tieTablesPay(p) {
 		p.ties = newTieTables(p)
 	}
 	return p

@@ -28,7 +28,7 @@ func TestReplicateMatchesDirect(t *testing.T) {
 			s[j] = math.Round(rng.Float64()*levels) / levels
 		}
 		short := ShortTasks(trial % 2)
-		p := prepareTask(TaskScores{Task: "t", Scores: s}, ks, short)
+		p := prepareTask(TaskScores{Task: "t", Scores: s}, ks, short, 10000)
 		p.exact = nil // the outcome table has its own tests (TestExactTable*)
 		if !tieTablesPay(p) {
 			p.ties = nil
@@ -89,20 +89,20 @@ func TestTieTablesPay(t *testing.T) {
 		tied[j] = float64(j % 3)
 		distinct[j] = float64(j)
 	}
-	if p := prepareTask(TaskScores{Scores: tied}, []int{1, 2, 4, 8, 16, 32}, DropShort); p.exact == nil {
+	if p := prepareTask(TaskScores{Scores: tied}, []int{1, 2, 4, 8, 16, 32}, DropShort, 10000); p.exact == nil {
 		t.Error("40 runs, 3 distinct scores (861 outcomes): no outcome table")
 	}
 	tied5 := make([]float64, 40)
 	for j := range tied5 {
 		tied5[j] = float64(j % 5)
 	}
-	if p := prepareTask(TaskScores{Scores: tied5}, []int{1, 2, 4, 8, 16, 32}, DropShort); p.exact != nil || p.ties == nil {
+	if p := prepareTask(TaskScores{Scores: tied5}, []int{1, 2, 4, 8, 16, 32}, DropShort, 10000); p.exact != nil || p.ties == nil {
 		t.Errorf("40 runs, 5 distinct scores (135,751 outcomes): outcome table %v, sum over drops %v", p.exact != nil, p.ties != nil)
 	}
-	if p := prepareTask(TaskScores{Scores: distinct}, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, DropShort); p.ties != nil {
+	if p := prepareTask(TaskScores{Scores: distinct}, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, DropShort, 10000); p.ties != nil {
 		t.Error("9 values of k: more than tieCols, yet the sum over drops was chosen")
 	}
-	if p := prepareTask(TaskScores{Scores: distinct}, []int{1, 2, 4, 8, 16, 32}, DropShort); p.ties != nil {
+	if p := prepareTask(TaskScores{Scores: distinct}, []int{1, 2, 4, 8, 16, 32}, DropShort, 10000); p.ties != nil {
 		t.Error("40 distinct scores: sum over drops chosen")
 	}
 }
@@ -218,7 +218,7 @@ func BenchmarkReplicatePaths(b *testing.B) {
 		for _, path := range []string{"dense", "ties", "noexact", "auto"} {
 			prep := make([]preparedTask, len(sets[name]))
 			for i, t := range sets[name] {
-				prep[i] = prepareTask(t, ks, DropShort)
+				prep[i] = prepareTask(t, ks, DropShort, 10000)
 				switch path {
 				case "dense":
 					prep[i].ties, prep[i].exact = nil, nil
