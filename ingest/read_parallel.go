@@ -107,8 +107,21 @@ func runChunks[R any](produce func(send func(*chunk)), newWorker func() func(*ch
 
 // lineChunker accumulates lines into chunks for runChunks.
 type lineChunker struct {
-	c    *chunk
-	send func(*chunk)
+	c      *chunk
+	send   func(*chunk)
+	target int // bytes per chunk; 0: chunkBytes
+}
+
+// chunkTarget is the chunk size for a file of size bytes: chunkBytes, or
+// for a file under 4 chunks per worker, a quarter of a worker's share (at
+// least 64 KiB), so that a small file (METR's 3 MB all_runs.jsonl) is
+// spread over the workers in more than three pieces.
+func chunkTarget(size int64) int {
+	if size <= 0 {
+		return chunkBytes
+	}
+	t := int(size / int64(4*workers()))
+	return max(min(t, chunkBytes), min(64<<10, chunkBytes))
 }
 
 func (lc *lineChunker) add(line []byte, lineNo int, lastNoNL, multi bool) {
@@ -122,7 +135,7 @@ func (lc *lineChunker) add(line []byte, lineNo int, lastNoNL, multi bool) {
 	off := len(lc.c.buf)
 	lc.c.buf = append(lc.c.buf, line...)
 	lc.c.recs = append(lc.c.recs, chunkRec{off: off, end: len(lc.c.buf), line: lineNo, lastNoNL: lastNoNL, multi: multi})
-	if len(lc.c.buf) >= chunkBytes {
+	if target := lc.target; len(lc.c.buf) >= chunkBytes || target > 0 && len(lc.c.buf) >= target {
 		lc.flush(nil)
 	}
 }
@@ -197,7 +210,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	var itemBufs, runBufs sync.Pool // the workers' slices, recycled after the merge
 	var table []Run                 // the grown table (set before the first chunk is sent)
 	produce := func(send func(*chunk)) {
-		lc := lineChunker{send: slotChunks(s, l.ds.Runs, 10_000_000, &table, send)}
+		lc := lineChunker{send: slotChunks(s, l.ds.Runs, 10_000_000, &table, send), target: chunkTarget(s.size)}
 		line, lineNo := first, s.line
 		for {
 			if len(bytes.TrimSpace(line)) > 0 {
@@ -308,7 +321,7 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 	produce := func(send func(*chunk)) {
 		// Each chunk that fits the table is given slots for its records;
 		// its entries are parsed into the first of them.
-		lc := lineChunker{send: slotChunks(s, l.ds.Scores, 50_000_000, &table, send)}
+		lc := lineChunker{send: slotChunks(s, l.ds.Scores, 50_000_000, &table, send), target: chunkTarget(s.size)}
 		var sp csvline.Splitter
 		var joined []byte
 		for {

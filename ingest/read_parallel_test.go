@@ -347,3 +347,30 @@ func TestCollectorOn(t *testing.T) {
 		t.Errorf("collectorOn: %v with GOGC off, %v after", off, collectorOn())
 	}
 }
+
+// TestChunkTarget: files of at least four chunks per worker are cut into
+// chunks of chunkBytes; smaller ones into a quarter of a worker's share,
+// not below 64 KiB (nor above chunkBytes, which tests shrink).
+func TestChunkTarget(t *testing.T) {
+	defer func(w int) { parseWorkers = w }(parseWorkers)
+	parseWorkers = 2
+	for _, c := range []struct {
+		size int64
+		want int
+	}{
+		{-1, chunkBytes},           // size unknown (a pipe)
+		{64 << 20, chunkBytes},     // 8 chunks per worker
+		{8 << 20, chunkBytes},      // exactly 4 per worker
+		{3_243_322, 3_243_322 / 8}, // METR's all_runs.jsonl: 8 chunks
+		{100 << 10, 64 << 10},      // floor
+	} {
+		if got := chunkTarget(c.size); got != c.want {
+			t.Errorf("chunkTarget(%d) = %d, want %d", c.size, got, c.want)
+		}
+	}
+	defer func(b int) { chunkBytes = b }(chunkBytes)
+	chunkBytes = 100
+	if got := chunkTarget(1 << 20); got != 100 {
+		t.Errorf("with chunkBytes = 100: chunkTarget(1 MiB) = %d, want 100", got)
+	}
+}
