@@ -153,15 +153,14 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 	// reps[b*len(Ks)+i] = cross-task mean of replicate b at Ks[i].
 	// Workers take blocks of replicates as they free up; replicate b of
 	// task t draws from its own stream, so who computes it does not change
-	// the result. w[ti*nk+i] is task ti's weight at Ks[i] (0 if dropped).
+	// the result. Each task adds its weight times its score@k (replicate);
+	// wsum[i] is the weight of the tasks in the mean at Ks[i].
 	nk := len(opt.Ks)
 	reps := make([]float64, opt.Boot*nk)
-	w := make([]float64, len(prep)*nk)
 	wsum := make([]float64, nk)
-	for ti, p := range prep {
+	for _, p := range prep {
 		for i, k := range p.ks {
 			if k != 0 {
-				w[ti*nk+i] = p.w
 				wsum[i] += p.w
 			}
 		}
@@ -172,7 +171,6 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 	for range min(runtime.GOMAXPROCS(0), (opt.Boot+block-1)/block) {
 		wg.Go(func() {
 			var sc replicateScratch
-			est := make([]float64, nk)
 			for {
 				lo := int(next.Add(block)) - block
 				if lo >= opt.Boot {
@@ -181,11 +179,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 				for b := lo; b < min(lo+block, opt.Boot); b++ {
 					sums := reps[b*nk : (b+1)*nk]
 					for ti := range prep {
-						prep[ti].replicate(&sc, opt.Seed, uint64(ti)<<32|uint64(b), est)
-						wt := w[ti*nk : (ti+1)*nk]
-						for i, e := range est {
-							sums[i] += wt[i] * e
-						}
+						prep[ti].replicate(&sc, opt.Seed, uint64(ti)<<32|uint64(b), sums)
 					}
 					for i := range sums {
 						sums[i] /= wsum[i] // NaN where no task has k runs

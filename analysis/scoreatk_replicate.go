@@ -124,13 +124,20 @@ type replicateScratch struct {
 }
 
 // replicate draws one resample of p's runs from the stream PCG(seed, stream)
-// and writes its score@k for every Ks entry into est (0 for a dropped k).
-func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est []float64) {
-	n, m := len(p.s), len(p.gs)
+// and adds w·(its score@k) to sums[i] for every Ks entry i the task is in
+// (w = p.w; nothing for a dropped k). Each product is rounded before it is
+// added (float64(x*y)), so no platform fuses it into a multiply-add and
+// the sums have the same bits everywhere.
+func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, sums []float64) {
+	n, m, w := len(p.s), len(p.gs), p.w
 	var g rand.PCG
 	g.Seed(seed, stream)
 	if p.exact != nil {
-		copy(est, p.exact.draw(&g))
+		row := p.exact.draw(&g) // 0 at a dropped k
+		sums = sums[:len(row)]
+		for i, e := range row {
+			sums[i] += float64(w * e)
+		}
 		return
 	}
 	if cap(sc.counts) < n {
@@ -144,20 +151,19 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 	if p.random {
 		var mean float64
 		for v, c := range counts {
-			mean += float64(c) * p.gs[v]
+			mean += float64(float64(c) * p.gs[v])
 			counts[v] = 0
 		}
 		mean /= float64(n)
 		for i, k := range p.ks {
-			est[i] = 0
 			if k != 0 {
-				est[i] = mean
+				sums[i] += float64(w * mean)
 			}
 		}
 		return
 	}
 	if p.ties != nil {
-		p.ties.replicate(p.s[0], counts, sc.pre[:m], est)
+		p.ties.replicate(p.s[0], w, counts, sc.pre[:m], sums)
 		return
 	}
 
@@ -172,9 +178,8 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, est 
 	}
 	first := p.s[0]
 	for i, gk := range p.g {
-		est[i] = 0
 		if gk != nil {
-			est[i] = first + floats.Dot(gk, d[:len(gk)])
+			sums[i] += float64(w * (first + floats.Dot(gk, d[:len(gk)])))
 		}
 	}
 }

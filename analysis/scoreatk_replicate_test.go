@@ -44,7 +44,7 @@ func TestReplicateMatchesDirect(t *testing.T) {
 			path = "ties"
 		}
 		paths[path]++
-		est := make([]float64, len(ks))
+		est := make([]float64, len(ks)) // replicate adds 1·score@k to zeros
 		stream := uint64(trial)<<32 | 7
 		p.replicate(&sc, 11, stream, est)
 		if slices.ContainsFunc(sc.counts, func(c int32) bool { return c != 0 }) {
@@ -233,11 +233,12 @@ func BenchmarkReplicatePaths(b *testing.B) {
 			}
 			b.Run(name+"/"+path, func(b *testing.B) {
 				var sc replicateScratch
-				est := make([]float64, len(ks))
+				sums := make([]float64, len(ks))
 				for b.Loop() {
 					for rep := range 1000 {
+						clear(sums)
 						for ti := range prep {
-							prep[ti].replicate(&sc, 1, uint64(ti)<<32|uint64(rep), est)
+							prep[ti].replicate(&sc, 1, uint64(ti)<<32|uint64(rep), sums)
 						}
 					}
 				}

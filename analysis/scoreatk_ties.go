@@ -87,11 +87,11 @@ func newTieTables(p preparedTask) *tieTables {
 	return t
 }
 
-// replicate writes score@k of the resample with the given counts (per
-// group of tied scores, best first) into est, for every Ks entry (0 for a
-// k not in the table), and clears counts. best is s_1; pre is scratch of
+// replicate adds w·(score@k of the resample with the given counts) to
+// sums[i] for every Ks entry i in the table, counts per group of tied
+// scores, best first, and clears counts. best is s_1; pre is scratch of
 // len(counts).
-func (t *tieTables) replicate(best float64, counts, pre []int32, est []float64) {
+func (t *tieTables) replicate(best, w float64, counts, pre []int32, sums []float64) {
 	var at int32
 	for v, c := range counts {
 		at += c
@@ -108,9 +108,8 @@ func (t *tieTables) replicate(best float64, counts, pre []int32, est []float64) 
 	default:
 		e = sumDrops8(t.rows, t.drop, pre)
 	}
-	clear(est)
 	for a, i := range t.col {
-		est[i] = best + e[a]
+		sums[i] += float64(w * (best + e[a]))
 	}
 }
 
