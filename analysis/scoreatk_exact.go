@@ -82,6 +82,10 @@ func newExactTable(p preparedTask, boot int) *exactTable {
 		return nil
 	}
 	t := &exactTable{nk: nk, est: make([]float64, int(k)*nk)}
+	size := make([]int, m) // runs per group, a_g
+	for _, g := range p.group {
+		size[g]++
+	}
 	prob := make([]float64, 0, k)
 	counts := make([]int, m)
 	var walk func(g, left int)
@@ -89,7 +93,7 @@ func newExactTable(p preparedTask, boot int) *exactTable {
 		if g == m-1 {
 			counts[g] = left
 			o := len(prob)
-			prob = append(prob, multinomialPMF(counts, p.size, n))
+			prob = append(prob, multinomialPMF(counts, size, n))
 			p.outcomeScores(counts, t.est[o*nk:(o+1)*nk])
 			return
 		}
@@ -104,8 +108,9 @@ func newExactTable(p preparedTask, boot int) *exactTable {
 }
 
 // multinomialPMF is n!/(C_0!⋯C_(m−1)!) · Π_g (a_g/n)^(C_g) for counts C and
-// group sizes a, as a product of factors (n−i)·(a_g/n)/j that stays near
-// the result's magnitude (it underflows to 0 only below about 1e−308).
+// group sizes a, as a product of factors (n−i)·(a_g/n)/j. Its partial
+// products stay below 2ⁿ (hence exactMaxRuns) and above the result, which
+// underflows to 0 only for outcomes less likely than about 1e−308.
 func multinomialPMF(counts, size []int, n int) float64 {
 	p, left := 1.0, n
 	for g, c := range counts {

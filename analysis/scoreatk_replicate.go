@@ -42,7 +42,6 @@ type preparedTask struct {
 	g      [][]float64 // per Ks entry: G_k(P) for P = 0..n−k (nil: dropped or random)
 	group  []int32     // group[j] = index of run j's distinct score (0 = best)
 	gs     []float64   // gs[v] = score of group v
-	size   []int       // size[v] = runs in group v
 	drop   []float64   // drop[v] = gs[v+1] − gs[v] < 0, v = 0..m−2
 	ties   *tieTables  // set when the sum over drops is cheaper (see tieTables)
 	exact  *exactTable // set when the task has few possible resamples (see exactTable)
@@ -68,14 +67,10 @@ func prepareTask(t TaskScores, ks []int, short ShortTasks, boot int) preparedTas
 				p.drop = append(p.drop, x-p.s[j-1])
 			}
 			p.gs = append(p.gs, x)
-			p.size = append(p.size, 0)
 		}
 		p.group[j] = int32(len(p.gs) - 1)
-		p.size[len(p.size)-1]++
 	}
-	if n <= 1<<12 {
-		p.thresh = (1<<16 - uint64(n)) % uint64(n)
-	}
+	p.thresh = thresh16(n)
 	if p.exact = newExactTable(p, boot); p.exact == nil && !p.random && tieTablesPay(p) {
 		p.ties = newTieTables(p)
 	}
@@ -182,6 +177,15 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, sums
 			sums[i] += float64(w * (first + floats.Dot(gk, d[:len(gk)])))
 		}
 	}
+}
+
+// thresh16 is drawCounts's rejection bound for n runs: 2¹⁶ mod n for
+// n ≤ 2¹² (the 16-bit words), 0 above (drawCountsWide computes its own).
+func thresh16(n int) uint64 {
+	if n > 1<<12 {
+		return 0
+	}
+	return (1<<16 - uint64(n)) % uint64(n)
 }
 
 // drawCounts adds n = len(group) uniform draws from [0, n) to counts, a

@@ -256,11 +256,3 @@ func identityGroup(n int) []int32 {
 	}
 	return g
 }
-
-// thresh16 is drawCounts's rejection bound 2¹⁶ mod n (0 for n > 2¹²).
-func thresh16(n int) uint64 {
-	if n > 1<<12 {
-		return 0
-	}
-	return (1<<16 - uint64(n)) % uint64(n)
-}

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -69,7 +68,7 @@ func WriteAtomic(path string, opt AtomicOptions, fill func(io.Writer) error) (sh
 // WriteFileAtomic is WriteAtomic of the bytes b.
 func WriteFileAtomic(path string, b []byte, opt AtomicOptions) error {
 	_, err := WriteAtomic(path, opt, func(w io.Writer) error {
-		_, err := io.Copy(w, bytes.NewReader(b))
+		_, err := w.Write(b)
 		return err
 	})
 	return err

@@ -135,7 +135,11 @@ func (lc *lineChunker) add(line []byte, lineNo int, lastNoNL, multi bool) {
 	off := len(lc.c.buf)
 	lc.c.buf = append(lc.c.buf, line...)
 	lc.c.recs = append(lc.c.recs, chunkRec{off: off, end: len(lc.c.buf), line: lineNo, lastNoNL: lastNoNL, multi: multi})
-	if target := lc.target; len(lc.c.buf) >= chunkBytes || target > 0 && len(lc.c.buf) >= target {
+	limit := lc.target
+	if limit == 0 {
+		limit = chunkBytes
+	}
+	if len(lc.c.buf) >= limit {
 		lc.flush(nil)
 	}
 }

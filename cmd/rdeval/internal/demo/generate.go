@@ -35,7 +35,7 @@ func Generate(seed uint64, dir string) error {
 		return err
 	}
 	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(dir, filepath.FromSlash(f.path)), f.data); err != nil {
+		if err := ingest.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(f.path)), f.data, ingest.AtomicOptions{MkdirAll: true}); err != nil {
 			return err
 		}
 	}
@@ -69,10 +69,6 @@ func render(seed uint64) ([]genFile, error) {
 	}
 	slices.SortFunc(files, func(a, b genFile) int { return strings.Compare(a.path, b.path) })
 	return files, nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	return ingest.WriteFileAtomic(path, data, ingest.AtomicOptions{MkdirAll: true})
 }
 
 // ---------------------------------------------------------------------------
