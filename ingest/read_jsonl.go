@@ -134,6 +134,9 @@ func (l *loader) newRunLineParser(path, reader string, in *interner) *runLinePar
 		if v.Kind == jsonline.Null {
 			return nil
 		}
+		if ks.fast.kind != fastNone && rp.fastSet(ks, v) {
+			return nil
+		}
 		c := jsonCell(v)
 		if ks.intern {
 			c.in = &ks.in
@@ -150,6 +153,7 @@ func (l *loader) newRunLineParser(path, reader string, in *interner) *runLinePar
 type keySlot struct {
 	key     string
 	set     runSetter // nil: not a column
+	fast    fastField // the column's fast setter (read_jsonl_fast.go); kind fastNone: none
 	intern  bool      // intern its strings (not run ids: each is unique)
 	human   bool      // METR's human_score
 	ignored bool      // a known key that is not kept
@@ -172,6 +176,9 @@ func (rp *runLineParser) slot(k []byte) *keySlot {
 	ks := keySlot{key: string(k)}
 	if canon := rp.spec.lookup(k); canon != "" {
 		ks.set, ks.intern = runColumns[canon], canon != "run_id"
+		if useFastSetters {
+			ks.fast = fastRunFields[canon]
+		}
 		if ks.intern {
 			if rp.in.interned == nil {
 				rp.in.interned = map[string]string{}
