@@ -155,6 +155,7 @@ func nInt8[R any](name string, get func(*R) *Opt[int8]) colDef[R] {
 func nBool[R any](name string, get func(*R) *Opt[bool]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill { return newBoolFill(off, n) }),
 		array: func(rows []R) arrow.Array {
 			return boolArray(rows, func(r *R) bool { return get(r).Valid }, func(r *R) bool { return get(r).V })
 		},

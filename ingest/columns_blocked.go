@@ -89,6 +89,41 @@ func (f *optFill[T, V]) array(nulls int) arrow.Array {
 	return array.MakeFromData(d)
 }
 
+// boolFill is a nullable boolean column read from an Opt[bool] field:
+// validity bits and value bits, as boolArray builds them.
+type boolFill struct {
+	off        uintptr
+	n          int
+	bits, vals *memory.Buffer
+}
+
+func newBoolFill(off uintptr, n int) *boolFill {
+	return &boolFill{off: off, n: n, bits: newBitmap(n), vals: newBuffer(int(bitutil.BytesForBits(int64(n))))}
+}
+
+func (f *boolFill) fill(_ int, base unsafe.Pointer, stride uintptr, lo, hi int) int {
+	b, vb := f.bits.Bytes(), f.vals.Bytes()
+	nulls := 0
+	for i := lo; i < hi; i++ {
+		o := (*Opt[bool])(unsafe.Add(base, uintptr(i)*stride+f.off))
+		if !o.Valid {
+			nulls++
+			continue
+		}
+		bitutil.SetBit(b, i)
+		if o.V {
+			bitutil.SetBit(vb, i)
+		}
+	}
+	return nulls
+}
+
+func (f *boolFill) array(nulls int) arrow.Array {
+	d := array.NewData(arrow.FixedWidthTypes.Boolean, f.n, []*memory.Buffer{f.bits, f.vals}, nil, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
 // reqFill is a required column read from a V field.
 type reqFill[V ~int64 | ~float64] struct {
 	dt   arrow.DataType

@@ -52,6 +52,10 @@ func dictTestRuns(n int) []Run {
 		if i%13 == 0 {
 			r.ScoreBinarized = Some(int8(i % 2))
 		}
+		if i%4 != 1 {
+			r.FinalSuccess = Some(i%3 == 0)
+		}
+		// ExecSuccess stays null everywhere.
 	}
 	return runs
 }
