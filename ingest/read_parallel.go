@@ -269,6 +269,10 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	}
 	unknown := map[string]int{}
 	adopted := false
+	var lastHuman struct { // the human score stored last (l.humanRef[task] = score)
+		task  string
+		score float64
+	}
 	runChunks(produce, newWorker, func(c *chunk, res result) {
 		if !adopted && c.base >= 0 {
 			// The table the reader grew: the same runs, more room.
@@ -286,8 +290,12 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 				continue
 			}
 			r := &res.runs[i]
-			if it.hasHuman {
+			if it.hasHuman && (r.TaskID != lastHuman.task || it.human != lastHuman.score) {
+				// Runs of a task are usually consecutive and repeat its human
+				// score: only a change is stored (the map then holds the
+				// last score read for each task, as storing every one did).
 				l.humanRef[r.TaskID] = it.human
+				lastHuman.task, lastHuman.score = r.TaskID, it.human
 			}
 			l.addRunHashed(r, it.hash, st)
 		}

@@ -374,3 +374,43 @@ func TestChunkTarget(t *testing.T) {
 		t.Errorf("with chunkBytes = 100: chunkTarget(1 MiB) = %d, want 100", got)
 	}
 }
+
+// TestHumanReferenceLastRead: the tasks table's human_reference is the
+// last human_score read for the task, on the parallel path (which stores a
+// score only when it differs from the one stored last) as on the serial
+// one, when a task's score changes and changes back.
+func TestHumanReferenceLastRead(t *testing.T) {
+	var lines []string
+	for i, h := range []string{"1.5", "1.5", "2.5", "1.5", "3.5", "4.5"} {
+		task := "ai_rd_fix_embedding/main"
+		if i == 3 {
+			task = "ai_rd_optimize_llm_foundry/main" // another task between
+		}
+		lines = append(lines, fmt.Sprintf(`{"run_id":"r%d","task_id":%q,"task_family":"x","alias":"A","score":0.5,"human_score":%s}`, i, task, h))
+	}
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprint(workers, " workers"), func(t *testing.T) {
+			withParallel(t, workers, 1, 64)
+			ds, err := Load([]string{path}, Options{Reader: ReaderMETR})
+			if err != nil || ds.Err() != nil {
+				t.Fatal(err, ds.Err())
+			}
+			want := map[string]float64{"ai_rd_fix_embedding/main": 4.5, "ai_rd_optimize_llm_foundry/main": 1.5}
+			for _, task := range ds.Tasks {
+				if w, ok := want[task.TaskID]; ok {
+					if !task.HumanReference.Valid || task.HumanReference.V != w {
+						t.Errorf("%s: human_reference %v, want %v", task.TaskID, task.HumanReference, w)
+					}
+					delete(want, task.TaskID)
+				}
+			}
+			if len(want) > 0 {
+				t.Errorf("tasks missing: %v", want)
+			}
+		})
+	}
+}
