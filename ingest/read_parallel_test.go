@@ -61,12 +61,17 @@ func TestParallelMatchesSerial(t *testing.T) {
 		"metr jsonl no nl": {writeFile(t, dir, "metr2/all_runs.jsonl", strings.TrimSuffix(parallelMETR(50, false), "\n")+`{"run_id":"x","alias":`)},
 		"metr jsonl gzip":  {writeGzip(t, dir, "metr3/all_runs.jsonl.gz", parallelMETR(300, true))},
 		"metr jsonl crlf":  {writeFile(t, dir, "metr4/all_runs.jsonl", strings.ReplaceAll(parallelMETR(100, true), "\n", "\r\n"))},
-		"score.log":        {writeFile(t, dir, "run-7/score.log", parallelScoreLog(500, true))},
-		"score.log no nl":  {writeFile(t, dir, "run-8/score.log", parallelScoreLog(60, true)+`2024-11-22T10:00:00+00:00,0.5,"{""open`)},
-		"score.log gzip":   {writeGzip(t, dir, "run-9/score.log.gz", parallelScoreLog(300, true))},
-		"score.log no id":  {writeFile(t, dir, "score.log", parallelScoreLog(20, false))},
-		"testdata":         {"testdata/good"},
-		"two files, dupes": {filepath.Join(dir, "metr/all_runs.jsonl"), filepath.Join(dir, "metr/all_runs.jsonl")},
+		// A byte-order mark, blank lines before the first record and
+		// between records, and a blank last line: the mapped read
+		// (mapRest) finds the first record again after them.
+		"metr jsonl bom, blanks": {writeFile(t, dir, "metr6/all_runs.jsonl", "\xEF\xBB\xBF\n \r\n"+strings.ReplaceAll(parallelMETR(200, true), "}\n{", "}\n\n{")+"\n")},
+		"metr jsonl one line":    {writeFile(t, dir, "metr7/all_runs.jsonl", strings.SplitAfter(parallelMETR(3, true), "\n")[0])},
+		"score.log":              {writeFile(t, dir, "run-7/score.log", parallelScoreLog(500, true))},
+		"score.log no nl":        {writeFile(t, dir, "run-8/score.log", parallelScoreLog(60, true)+`2024-11-22T10:00:00+00:00,0.5,"{""open`)},
+		"score.log gzip":         {writeGzip(t, dir, "run-9/score.log.gz", parallelScoreLog(300, true))},
+		"score.log no id":        {writeFile(t, dir, "score.log", parallelScoreLog(20, false))},
+		"testdata":               {"testdata/good"},
+		"two files, dupes":       {filepath.Join(dir, "metr/all_runs.jsonl"), filepath.Join(dir, "metr/all_runs.jsonl")},
 		// Long lines first: the table, sized from the first chunk, is
 		// too short, and later chunks are parsed outside it.
 		"metr jsonl, estimate short": {writeFile(t, dir, "metr5/all_runs.jsonl", longFirstLines(parallelMETR(400, true), 30))},
@@ -84,15 +89,24 @@ func TestParallelMatchesSerial(t *testing.T) {
 			if len(serialDS.Runs)+len(serialDS.Scores) == 0 {
 				t.Fatalf("no rows read: the test input is broken")
 			}
-			for _, workers := range []int{2, 3} {
-				for _, chunk := range []int{1, 300, 1 << 20} {
-					withParallel(t, workers, 0, chunk)
-					ds, files := loadAndWrite(t, paths, Options{})
-					if !sameDataset(ds, serialDS) {
-						t.Errorf("workers=%d chunk=%d: dataset differs from the serial read:\n%s", workers, chunk, firstDiff(ds, serialDS))
-					}
-					if !reflect.DeepEqual(files, serialFiles) {
-						t.Errorf("workers=%d chunk=%d: written files differ from the serial read's", workers, chunk)
+			defer func(m int64) { mapMinBytes = m }(mapMinBytes)
+			for _, mapped := range []bool{false, true} {
+				// Files read through read(2), or mapped (JSON Lines runs files
+				// that are not gzip; mapMinBytes 0 maps every such file).
+				mapMinBytes = 1 << 62
+				if mapped {
+					mapMinBytes = 0
+				}
+				for _, workers := range []int{2, 3} {
+					for _, chunk := range []int{1, 300, 1 << 20} {
+						withParallel(t, workers, 0, chunk)
+						ds, files := loadAndWrite(t, paths, Options{})
+						if !sameDataset(ds, serialDS) {
+							t.Errorf("mapped=%v workers=%d chunk=%d: dataset differs from the serial read:\n%s", mapped, workers, chunk, firstDiff(ds, serialDS))
+						}
+						if !reflect.DeepEqual(files, serialFiles) {
+							t.Errorf("mapped=%v workers=%d chunk=%d: written files differ from the serial read's", mapped, workers, chunk)
+						}
 					}
 				}
 			}
@@ -412,5 +426,37 @@ func TestHumanReferenceLastRead(t *testing.T) {
 				t.Errorf("tasks missing: %v", want)
 			}
 		})
+	}
+}
+
+// TestMappedFileShrinks: a mapped JSON Lines file cut short while it is
+// read (reading its lost pages faults) gives a file error that says so,
+// not a crash.
+func TestMappedFileShrinks(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	path := writeFile(t, t.TempDir(), "all_runs.jsonl", parallelMETR(4000, true))
+	withParallel(t, 2, 0, 300)
+	defer func(m int64) { mapMinBytes = m }(mapMinBytes)
+	mapMinBytes = 0
+	defer func() { afterMap = nil }()
+	afterMap = func(p string) {
+		if err := os.Truncate(p, 4096); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := Load([]string{path}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ds.Errors {
+		if e.Msg == errFileShrank {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no %q error; errors: %v", errFileShrank, ds.Errors)
 	}
 }
