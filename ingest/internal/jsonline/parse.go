@@ -69,7 +69,9 @@ func (p *Parser) ParseObject(line []byte, fn func(key []byte, v Value) error) er
 				p.scratch, _ = appendUnescaped(p.scratch[:0], key)
 				key = p.scratch[:len(p.scratch):len(p.scratch)]
 			}
-			if i, err = scanColon(b, end); err != nil {
+			if end < len(b)-1 && b[end] == ':' && !isSpace[b[end+1]] {
+				i = end + 1 // compact JSON: no whitespace around ':'
+			} else if i, err = scanColon(b, end); err != nil {
 				return err
 			}
 			var kind Kind
@@ -88,6 +90,10 @@ func (p *Parser) ParseObject(line []byte, fn func(key []byte, v Value) error) er
 			}
 			if err := fn(key, Value{Kind: kind, Raw: b[i:end:end], Offset: i}); err != nil {
 				return err
+			}
+			if end < len(b)-1 && b[end] == ',' && b[end+1] == '"' {
+				i = end + 1 // compact JSON: the next member's key follows the comma
+				continue
 			}
 			i = skipWS(b, end)
 			if i >= len(b) {
