@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
@@ -186,8 +188,19 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return lessKey(groups[ids[i]].key, groups[ids[j]].key) })
-	var rows []Row
-	for _, id := range ids {
+	// The groups' curves are computed concurrently (each is a pure
+	// function of its tasks, seed and options, so the order does not
+	// change a number): one group's serial steps (sorting, tables, the end
+	// of its bootstrap) then overlap another's bootstrap instead of idling
+	// a core. Warnings and rows follow in group order.
+	type curve struct {
+		tasks []analysis.TaskScores
+		ks    []int
+		pts   []analysis.ScoreAtKPoint
+		err   error
+	}
+	curves := make([]curve, len(ids))
+	for gi, id := range ids {
 		g := groups[id]
 		names := make([]string, 0, len(g.tasks))
 		for t := range g.tasks {
@@ -218,15 +231,31 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 				ks = append(ks, k)
 			}
 		}
-		short := analysis.DropShort
-		if opts.Short == "truncate" {
-			short = analysis.TruncateShort
-		}
-		interval := analysis.Percentile
-		if opts.Method == "bca" {
-			interval = analysis.BCa
-		}
-		pts, err := analysis.ScoreAtKCurve(tasks, analysis.ScoreAtKOptions{Ks: ks, Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI, Short: short, Interval: interval})
+		curves[gi] = curve{tasks: tasks, ks: ks}
+	}
+	short := analysis.DropShort
+	if opts.Short == "truncate" {
+		short = analysis.TruncateShort
+	}
+	interval := analysis.Percentile
+	if opts.Method == "bca" {
+		interval = analysis.BCa
+	}
+	var wg sync.WaitGroup
+	running := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for gi := range curves {
+		c := &curves[gi]
+		running <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-running }()
+			c.pts, c.err = analysis.ScoreAtKCurve(c.tasks, analysis.ScoreAtKOptions{Ks: c.ks, Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI, Short: short, Interval: interval})
+		})
+	}
+	wg.Wait()
+	var rows []Row
+	for gi, id := range ids {
+		g := groups[id]
+		pts, err := curves[gi].pts, curves[gi].err
 		if err != nil {
 			return err
 		}
