@@ -110,6 +110,7 @@ type runLineParser struct {
 	r          *Run
 	own        Run
 	lineNo     int
+	unescaped  []byte // fastSet's buffer for decoding escaped strings
 	humanScore cell
 	hasHuman   bool
 	human      float64
