@@ -69,14 +69,30 @@ type loader struct {
 	opt      Options
 	ds       *Dataset
 	cat      *Catalog
-	humanRef map[string]float64 // task_id → METR human_score
-	runIndex *runIDIndex        // run_id → index in ds.Runs
-	dupSame  int                // identical duplicate runs dropped
+	humanRef map[string]float64 // task_id → METR human_score (setHumanRef)
+	// lastHuman is the entry setHumanRef stored last.
+	lastHuman struct {
+		task  string
+		score float64
+	}
+	runIndex *runIDIndex // run_id → index in ds.Runs
+	dupSame  int         // identical duplicate runs dropped
 
 	runIndexStale bool
 	stretches     []taskStretch // of ds.Runs, from checkTasks; nil when stale
 	interner
 	tableTasks []Task // tasks read from rdeval tables (kept even without runs)
+}
+
+// setHumanRef records METR's human score for a task; the last one read
+// wins. Runs of a task are usually consecutive and repeat its score, so
+// only a change is written to the map (METR ×20: one map write per run
+// was 1.3 % of an ingest's CPU).
+func (l *loader) setHumanRef(task string, score float64) {
+	if task != l.lastHuman.task || score != l.lastHuman.score {
+		l.humanRef[task] = score
+		l.lastHuman.task, l.lastHuman.score = task, score
+	}
 }
 
 // interner shares one copy of equal strings (run ids, agents, messages

@@ -133,7 +133,7 @@ func (l *loader) runCSVRow(s *source, st *InputStats, header []string, reader st
 		}
 		if humanCol >= 0 {
 			if f, err := csvCell(string(rec[humanCol])).float(); err == nil {
-				l.humanRef[r.TaskID] = f
+				l.setHumanRef(r.TaskID, f)
 			}
 		}
 		l.addRun(&r, st)

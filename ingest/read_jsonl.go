@@ -68,7 +68,7 @@ func (l *loader) readJSONL(s *source, st *InputStats, first []byte, reader strin
 				l.reject(st, lineErrorAt(s.path, lineNo, lineNo == s.line && !s.lastNL, err), line)
 			} else {
 				if rp.hasHuman {
-					l.humanRef[rp.r.TaskID] = rp.human
+					l.setHumanRef(rp.r.TaskID, rp.human)
 				}
 				l.addRun(rp.r, st)
 			}

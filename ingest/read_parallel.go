@@ -381,10 +381,6 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	}
 	unknown := map[string]int{}
 	adopted := false
-	var lastHuman struct { // the human score stored last (l.humanRef[task] = score)
-		task  string
-		score float64
-	}
 	shrank := false // errFileShrank reported
 	runChunks(produce, newWorker, func(c *chunk, res result) {
 		if e, ok := c.err.(*Error); res.fault || ok && e.Msg == errFileShrank {
@@ -410,12 +406,8 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 				continue
 			}
 			r := &res.runs[i]
-			if it.hasHuman && (r.TaskID != lastHuman.task || it.human != lastHuman.score) {
-				// Runs of a task are usually consecutive and repeat its human
-				// score: only a change is stored (the map then holds the
-				// last score read for each task, as storing every one did).
-				l.humanRef[r.TaskID] = it.human
-				lastHuman.task, lastHuman.score = r.TaskID, it.human
+			if it.hasHuman {
+				l.setHumanRef(r.TaskID, it.human)
 			}
 			l.addRunHashed(r, it.hash, st)
 		}
