@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -221,10 +222,11 @@ func (e *SpecError) Error() string {
 }
 
 var (
-	taskIDRe     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	envNameRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	yamlTypeRe   = regexp.MustCompile(`field (\S+) not found in type \S+`)
-	yamlPrefixRe = regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`)
+	// Compiled at first use, not when any rdeval command starts.
+	taskIDRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
+	envNameRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	yamlTypeRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type \S+`) })
+	yamlPrefixRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`) })
 )
 
 // LoadSpec reads and validates the task spec in the YAML file path.
@@ -264,8 +266,8 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 		if err.Error() == "EOF" {
 			msg = "empty file"
 		}
-		msg = yamlPrefixRe.ReplaceAllString(msg, "")
-		msg = yamlTypeRe.ReplaceAllString(msg, "unknown field $1")
+		msg = yamlPrefixRe().ReplaceAllString(msg, "")
+		msg = yamlTypeRe().ReplaceAllString(msg, "unknown field $1")
 		msg = strings.ReplaceAll(msg, "\n  ", "; ")
 		return nil, &SpecError{Msg: msg}
 	}
@@ -277,7 +279,7 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 	switch {
 	case raw.ID == "":
 		return fail("id is required")
-	case !taskIDRe.MatchString(raw.ID):
+	case !taskIDRe().MatchString(raw.ID):
 		return fail("id %q: use letters, digits, '.', '_' and '-' only (at most 128)", raw.ID)
 	case raw.Repo == "":
 		return fail("repo is required")
@@ -322,7 +324,7 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 		seen[sd] = true
 	}
 	for k := range raw.Env {
-		if !envNameRe.MatchString(k) || strings.HasPrefix(k, "RDEVAL_") {
+		if !envNameRe().MatchString(k) || strings.HasPrefix(k, "RDEVAL_") {
 			return fail("env %q: want a variable name not starting with RDEVAL_", k)
 		}
 		if k == "CUDA_VISIBLE_DEVICES" || k == "NVIDIA_VISIBLE_DEVICES" {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/rdeval/rdeval/analysis/patchdiff"
@@ -13,8 +14,13 @@ import (
 
 // The page is one html/template: every value from a patch (paths, lines,
 // hunk comments) is escaped by the template, and the page has no scripts
-// and no external resources.
-var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// and no external resources. It is parsed at first use, not when any
+// rdeval command starts.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageHTML))
+})
+
+const pageHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -76,7 +82,7 @@ table { border-collapse: collapse; }
 <tr><th colspan="3">{{.Header}}</th></tr>
 {{range .Lines}}<tr class="{{.Class}}"><td class="ln">{{.Old}}</td><td class="ln">{{.New}}</td><td>{{.Text}}{{if .NoEOL}} <span class="eol">(no newline at end of file)</span>{{end}}</td></tr>
 {{end}}</table></div>
-{{end}}</div>{{end}}`))
+{{end}}</div>{{end}}`
 
 type htmlPage struct {
 	GoldName, AgentName string
@@ -130,7 +136,7 @@ func writeHTML(w io.Writer, gold, agent *patch, c *patchdiff.Comparison) error {
 			AgentAdded: count(r.InAgent, r.AgentAdded), AgentDeleted: count(r.InAgent, r.AgentDeleted),
 		})
 	}
-	return pageTmpl.Execute(w, page)
+	return pageTmpl().Execute(w, page)
 }
 
 // sections groups a patch's sections by path, in patch order.

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -85,7 +86,8 @@ const (
 	DefaultCI   = 0.95
 )
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// idRE is compiled at first use, not when any rdeval command starts.
+var idRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // LoadConfig reads and checks a config: unknown keys, a figure type that
 // does not exist, options that its type does not take, and options of the
@@ -156,7 +158,7 @@ func ParseConfig(path string, b []byte) (*Config, error) {
 	ids := map[string]int{}
 	for i := range cfg.Figures {
 		f := &cfg.Figures[i]
-		if !idRE.MatchString(f.ID) {
+		if !idRE().MatchString(f.ID) {
 			return nil, at(f.line, "figure %d: id %q: want letters, digits, _ or - (the output file's name)", i+1, f.ID)
 		}
 		if l, ok := ids[f.ID]; ok {
