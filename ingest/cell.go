@@ -150,17 +150,30 @@ func (c cell) int() (int64, error) {
 	return int64(f), nil
 }
 
+// jsonBool is a JSON true/false, or a 0/1 number; ok is false for
+// anything else.
+func jsonBool(v jsonline.Value) (b, ok bool) {
+	switch v.Kind {
+	case jsonline.Bool:
+		return v.Bool(), true
+	case jsonline.Number:
+		f, err := v.Float()
+		if err == nil && (f == 0 || f == 1) {
+			return f == 1, true
+		}
+	}
+	return false, false
+}
+
+// millisTime is the UTC instant ms milliseconds after the Unix epoch, to
+// the microsecond.
+func millisTime(ms float64) time.Time { return time.UnixMicro(int64(math.Round(ms * 1000))).UTC() }
+
 // boolean accepts true/false, and 0/1 numbers (as METR and pandas write them).
 func (c cell) boolean() (bool, error) {
 	if c.isJSON {
-		switch c.jv.Kind {
-		case jsonline.Bool:
-			return c.jv.Bool(), nil
-		case jsonline.Number:
-			f, err := c.jv.Float()
-			if err == nil && (f == 0 || f == 1) {
-				return f == 1, nil
-			}
+		if b, ok := jsonBool(c.jv); ok {
+			return b, nil
 		}
 		return false, wantErr("boolean (true/false or 0/1)", c)
 	}
@@ -222,14 +235,14 @@ func (c cell) timeMillis() (time.Time, error) {
 		if err != nil {
 			return time.Time{}, wantErr("timestamp", c)
 		}
-		return time.UnixMicro(int64(math.Round(f * 1000))).UTC(), nil
+		return millisTime(f), nil
 	}
 	s, err := c.str()
 	if err != nil {
 		return time.Time{}, wantErr("timestamp (ms since epoch or ISO 8601)", c)
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.UnixMicro(int64(math.Round(f * 1000))).UTC(), nil
+		return millisTime(f), nil
 	}
 	t, err := parseISOTime(s)
 	if err != nil {

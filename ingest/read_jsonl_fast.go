@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"math"
 	"time"
 	"unsafe"
 
@@ -134,7 +133,7 @@ func (rp *runLineParser) fastSet(ks *keySlot, v jsonline.Value) bool {
 		if ks.fast.kind == fastOptFloat {
 			*(*Opt[float64])(p) = Some(f)
 		} else {
-			*(*Opt[time.Time])(p) = Some(time.UnixMicro(int64(math.Round(f * 1000))).UTC())
+			*(*Opt[time.Time])(p) = Some(millisTime(f))
 		}
 		return true
 	case fastOptInt:
@@ -148,17 +147,8 @@ func (rp *runLineParser) fastSet(ks *keySlot, v jsonline.Value) bool {
 		*(*Opt[int64])(p) = Some(i)
 		return true
 	case fastOptBin:
-		var one bool
-		switch v.Kind {
-		case jsonline.Bool:
-			one = v.Bool()
-		case jsonline.Number:
-			f, err := v.Float()
-			if err != nil || (f != 0 && f != 1) {
-				return false
-			}
-			one = f == 1
-		default:
+		one, ok := jsonBool(v)
+		if !ok {
 			return false
 		}
 		b := Some(int8(0))

@@ -66,8 +66,9 @@ func isFault(r any) bool {
 // as readLine and lineChunker would (line numbers from s.line+1, "\n" and
 // "\r\n" removed, blank lines skipped, the last line's missing newline
 // noted), but each chunk's buffer is a window of the mapping: nothing is
-// copied. It hashes the file as it goes. An over-long line, or a fault
-// because the file became shorter, is sent as the error of the last chunk.
+// copied. It hashes the file as it goes. An over-long line is sent as the
+// error of the last chunk; a fault, because the file became shorter, as a
+// last chunk marked fault.
 func mappedLines(s *source, rest []byte, base int64, target int, send func(*chunk)) {
 	next := func() *chunk {
 		c, ok := mappedChunkPool.Get().(*chunk)
@@ -91,7 +92,7 @@ func mappedLines(s *source, rest []byte, base int64, target int, send func(*chun
 			if !isFault(r) {
 				panic(r)
 			}
-			c.buf, c.recs, c.err = nil, c.recs[:0], &Error{File: s.path, Msg: errFileShrank}
+			c.buf, c.recs, c.fault = nil, c.recs[:0], true
 			send(c)
 		}
 	}()
@@ -146,6 +147,7 @@ type chunk struct {
 	err    error
 	base   int  // (JSON Lines runs) table slot of the first record; -1: none
 	mapped bool // buf is a window of the mapped file (mappedLines), not a copy
+	fault  bool // reading the mapped file faulted (it became shorter): no records
 }
 
 func (c *chunk) rec(i int) []byte { return c.buf[c.recs[i].off:c.recs[i].end] }
@@ -182,7 +184,7 @@ func runChunks[R any](produce func(send func(*chunk)), newWorker func() func(*ch
 	for j := range order {
 		merge(j.c, <-j.done)
 		if c := j.c; c.mapped {
-			c.buf, c.recs, c.err = nil, c.recs[:0], nil
+			c.buf, c.recs, c.err, c.fault = nil, c.recs[:0], nil, false
 			mappedChunkPool.Put(c)
 		} else if cap(c.buf) <= 2*chunkBytes+1<<16 {
 			c.buf, c.recs, c.err = c.buf[:0], c.recs[:0], nil
@@ -383,7 +385,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	adopted := false
 	shrank := false // errFileShrank reported
 	runChunks(produce, newWorker, func(c *chunk, res result) {
-		if e, ok := c.err.(*Error); res.fault || ok && e.Msg == errFileShrank {
+		if c.fault || res.fault {
 			if !shrank {
 				l.fileErr(s.path, &Error{File: s.path, Msg: errFileShrank})
 				shrank = true
