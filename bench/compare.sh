@@ -27,7 +27,12 @@ R="$OUT/rdeval"
 BIG="$OUT/inputs/metr_x$REPEAT.jsonl"
 [ -f "$BIG" ] || $PY bench/gen_inputs.py "$METR" "$OUT/inputs" "$REPEAT"
 
-now() { date +%s.%N; }
+# clock sets REPLY to the time in seconds: bash's $EPOCHREALTIME (bash ≥ 5),
+# which starts no process, where `$(date +%s.%N)` added 2-3 ms (a fork and
+# an exec) to every timing, 2-3 % of score@k's; `date` on older shells.
+# LC_ALL=C keeps its decimal point a point.
+export LC_ALL=C
+if [ -n "${EPOCHREALTIME:-}" ]; then clock() { REPLY=$EPOCHREALTIME; }; else clock() { REPLY=$(date +%s.%N); }; fi
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 # pair NAME "A command" "B command" CHECK-FUNCTION
@@ -37,8 +42,9 @@ pair() {
   eval "$a" > "$OUT/$name.a.out" 2>/dev/null; eval "$b" > "$OUT/$name.b.out" 2>/dev/null   # warm-up
   $check "$OUT/$name.a.out" "$OUT/$name.b.out" || { echo "$name: outputs differ" >&2; exit 1; }
   for ((i = 0; i < ROUNDS; i++)); do
-    local s=$(now); eval "$a" > /dev/null 2>&1; ta+=("$(echo "$(now) - $s" | bc -l)")
-    s=$(now); eval "$b" > /dev/null 2>&1; tb+=("$(echo "$(now) - $s" | bc -l)")
+    local s
+    clock; s=$REPLY; eval "$a" > /dev/null 2>&1; clock; ta+=("$(echo "$REPLY - $s" | bc -l)")
+    clock; s=$REPLY; eval "$b" > /dev/null 2>&1; clock; tb+=("$(echo "$REPLY - $s" | bc -l)")
   done
   local ma mb
   ma=$(printf '%s\n' "${ta[@]}" | median); mb=$(printf '%s\n' "${tb[@]}" | median)
@@ -223,10 +229,11 @@ elif command -v node >/dev/null 2>&1 && [ -d interop/node_modules/@duckdb/node-a
     eval "$a" > "$OUT/$name.a.out" 2>/dev/null; eval "$b" > "$OUT/$name.b.out" 2>/dev/null; duckstart   # warm-up
     $check "$OUT/$name.a.out" "$OUT/$name.b.out" || { echo "$name: outputs differ" >&2; exit 1; }
     for ((i = 0; i < ROUNDS; i++)); do
-      local s=$(now); eval "$a" > /dev/null 2>&1; ta+=("$(echo "$(now) - $s" | bc -l)")
-      s=$(now); eval "$b" > /dev/null 2> "$OUT/duck.err"; tb+=("$(echo "$(now) - $s" | bc -l)")
+      local s
+      clock; s=$REPLY; eval "$a" > /dev/null 2>&1; clock; ta+=("$(echo "$REPLY - $s" | bc -l)")
+      clock; s=$REPLY; eval "$b" > /dev/null 2> "$OUT/duck.err"; clock; tb+=("$(echo "$REPLY - $s" | bc -l)")
       td+=("$(sed -n 's/^copy_s //p' "$OUT/duck.err")")
-      s=$(now); duckstart; tc+=("$(echo "$(now) - $s" | bc -l)")
+      clock; s=$REPLY; duckstart; clock; tc+=("$(echo "$REPLY - $s" | bc -l)")
     done
     local ma mb mc md
     ma=$(printf '%s\n' "${ta[@]}" | median); mb=$(printf '%s\n' "${tb[@]}" | median); mc=$(printf '%s\n' "${tc[@]}" | median); md=$(printf '%s\n' "${td[@]}" | median)
