@@ -150,7 +150,8 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 		return points, nil
 	}
 
-	// reps[b*len(Ks)+i] = cross-task mean of replicate b at Ks[i].
+	// reps[i*Boot+b] = cross-task mean of replicate b at Ks[i] (one
+	// column per k, which the interval step then reorders in place).
 	// Workers take blocks of replicates as they free up; replicate b of
 	// task t draws from its own stream, so who computes it does not change
 	// the result. Each task adds its weight times its score@k (replicate);
@@ -189,7 +190,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 						prep[ti].replicate(&sc, opt.Seed, uint64(ti)<<32|uint64(b), sums)
 					}
 					for i, s := range sums {
-						reps[b*nk+i] = s / wsum[i] // NaN where no task has k runs
+						reps[i*opt.Boot+b] = s / wsum[i] // NaN where no task has k runs
 					}
 				}
 			}
@@ -202,8 +203,6 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 	var wgK sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), nk) {
 		wgK.Go(func() {
-			col := getFloats(opt.Boot)
-			defer putFloats(col)
 			for {
 				i := int(nextK.Add(1)) - 1
 				if i >= nk {
@@ -212,9 +211,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 				if points[i].NTasks == 0 {
 					continue
 				}
-				for b := range col {
-					col[b] = reps[b*nk+i]
-				}
+				col := reps[i*opt.Boot : (i+1)*opt.Boot]
 				points[i].BootMean = mean(col)
 				lo, hi := (1-opt.Level)/2, (1+opt.Level)/2
 				if opt.Interval == BCa {
@@ -235,7 +232,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 	return points, nil
 }
 
-// floatBuffers holds the replicate buffers of finished ScoreAtKCurve calls
+// floatBuffers holds the replicate tables of finished ScoreAtKCurve calls
 // for the next ones: a caller that computes many groups (scoreatk over
 // every agent and time limit) otherwise takes fresh memory from the
 // operating system for each, and on the 2-core VM every fresh page costs
