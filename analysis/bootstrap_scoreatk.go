@@ -290,13 +290,23 @@ func (w *ShortTasksWarning) Error() string {
 // quantileType7Select is QuantileType7 of x without sorting it: the two
 // order statistics it interpolates between are found by selection
 // (x is reordered). The result equals QuantileType7 of sorted x exactly.
+// One is selected; the other is the extreme of the shorter side of it
+// (below the middle, order statistic i is the largest of the i+1 values
+// that selecting i+1 leaves in front), so a low quantile does not scan
+// the whole array for its neighbour.
 func quantileType7Select(x []float64, p float64) float64 {
 	i, frac := type7Position(len(x), p)
-	a := selectNth(x, i)
 	if i+1 >= len(x) {
-		return a
+		return selectNth(x, i)
 	}
-	b := slices.Min(x[i+1:]) // after selectNth, x[i+1:] holds the values ≥ a
+	var a, b float64
+	if i < len(x)/2 {
+		b = selectNth(x, i+1)
+		a = slices.Max(x[:i+1]) // after selectNth, x[:i+1] holds the values ≤ b
+	} else {
+		a = selectNth(x, i)
+		b = slices.Min(x[i+1:]) // after selectNth, x[i+1:] holds the values ≥ a
+	}
 	return a + frac*(b-a)
 }
 
