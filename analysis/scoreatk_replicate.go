@@ -3,8 +3,6 @@ package analysis
 import (
 	"math/bits"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/floats"
 )
 
 // One bootstrap replicate of one task's score@k, for every k at once.
@@ -28,7 +26,8 @@ import (
 // draws are counted per group of tied scores (m groups, m−1 drops between
 // them), and D depends on the resample but not on k: a replicate costs n
 // draws, m additions to build D, and one contiguous dot product per k
-// (gonum's floats.Dot, vectorised on amd64), with no sort and no
+// (dot: gonum's floats.Dot, vectorised on amd64, summed in the same order
+// everywhere), with no sort and no
 // data-dependent branch; or, for tasks with many ties, one table row per
 // drop (scoreatk_ties.go); or, for tasks with few possible resamples, one
 // draw from their exact distribution (scoreatk_exact.go).
@@ -174,7 +173,7 @@ func (p *preparedTask) replicate(sc *replicateScratch, seed, stream uint64, sums
 	first := p.s[0]
 	for i, gk := range p.g {
 		if gk != nil {
-			sums[i] += float64(w * (first + floats.Dot(gk, d[:len(gk)])))
+			sums[i] += float64(w * (first + dot(gk, d[:len(gk)])))
 		}
 	}
 }
