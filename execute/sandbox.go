@@ -260,7 +260,7 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	if ps := cmd.ProcessState; ps != nil {
 		res.CPU = ps.UserTime() + ps.SystemTime()
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			res.MaxRSSKB = ru.Maxrss
+			res.MaxRSSKB = int64(ru.Maxrss) // int32 on 32-bit Linux
 		}
 		res.ExitCode = ps.ExitCode()
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
