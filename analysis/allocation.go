@@ -76,7 +76,7 @@ func runsInBudget(T, h float64) (int, bool) {
 		return 0, false
 	}
 	k := math.Round(T / h)
-	if math.Abs(k*h-T) > 1e-9*T {
+	if math.Abs(float64(k*h)-T) > 1e-9*T {
 		return 0, false
 	}
 	return int(k), true

@@ -21,7 +21,7 @@ func jackknife(prep []preparedTask, ki int) [][]float64 {
 			continue
 		}
 		est[j] = taskEstimate(p.s, p.ks[ki], p.random)
-		total += p.w * est[j]
+		total += float64(p.w * est[j])
 		wsum += p.w
 	}
 	out := make([][]float64, 0, len(prep))
@@ -35,7 +35,7 @@ func jackknife(prep []preparedTask, ki int) [][]float64 {
 			buf = append(append(buf[:0], p.s[:i]...), p.s[i+1:]...)
 			k := min(p.ks[ki], len(buf))
 			v := taskEstimate(buf, k, p.random)
-			vals[i] = (total - p.w*est[j] + p.w*v) / wsum
+			vals[i] = (total - float64(p.w*est[j]) + float64(p.w*v)) / wsum
 		}
 		out = append(out, vals)
 	}
@@ -50,7 +50,7 @@ func taskEstimate(s []float64, k int, random bool) float64 {
 	w := ScoreAtKWeights(len(s), k, nil)
 	var sum float64
 	for i, x := range s {
-		sum += w[i] * x
+		sum += float64(w[i] * x)
 	}
 	return sum
 }
@@ -94,11 +94,11 @@ func bcaLevels(reps []float64, theta float64, jack [][]float64, level float64) (
 	}
 	a := 0.0
 	if den > 0 {
-		a = num / (6 * math.Pow(den, 1.5))
+		a = num / (6 * float64(den*math.Sqrt(den))) // den^1.5; math.Pow goes through Exp and Log, whose bits differ between platforms
 	}
 	adj := func(q float64) float64 {
 		z := z0 + stdNormal.Quantile(q)
-		return stdNormal.CDF(z0 + z/(1-a*z))
+		return NormalCDF(z0 + z/(1-float64(a*z))) // distuv.UnitNormal.CDF's formula, not inlined where it may fuse
 	}
 	return adj(lo), adj(hi), nil
 }

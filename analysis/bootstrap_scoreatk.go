@@ -129,7 +129,7 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 				continue
 			}
 			est := taskEstimate(p.s, p.ks[i], p.random)
-			sum += p.w * est
+			sum += float64(p.w * est)
 			wsum += p.w
 			pt.NTasks++
 		}
@@ -260,7 +260,7 @@ func QuantileType7(x []float64, p float64) float64 {
 	if i+1 >= len(x) {
 		return x[len(x)-1]
 	}
-	return x[i] + frac*(x[i+1]-x[i])
+	return x[i] + float64(frac*(x[i+1]-x[i]))
 }
 
 // type7Position returns ⌊h⌋ and h − ⌊h⌋ for h = (n−1)·p, the order
@@ -270,7 +270,7 @@ func type7Position(n int, p float64) (int, float64) {
 	if n == 0 || p < 0 || p > 1 {
 		panic("analysis: quantile of empty sample or p outside [0, 1]")
 	}
-	h := float64(n-1) * p
+	h := float64(float64(n-1) * p) // rounded: h − lo must not fuse with it
 	lo := math.Floor(h)
 	return int(lo), h - lo
 }
@@ -307,7 +307,7 @@ func quantileType7Select(x []float64, p float64) float64 {
 		a = selectNth(x, i)
 		b = slices.Min(x[i+1:]) // after selectNth, x[i+1:] holds the values ≥ a
 	}
-	return a + frac*(b-a)
+	return a + float64(frac*(b-a))
 }
 
 // selectNth reorders x so that x[k] is the value a sort would put there,
@@ -332,7 +332,7 @@ func floydRivest(x []float64, left, right, k int) {
 			n := float64(right - left + 1)
 			i := float64(k - left + 1)
 			z := math.Log(n)
-			s := 0.5 * math.Exp(2*z/3)
+			s := float64(0.5 * math.Exp(2*z/3))
 			sd := 0.5 * math.Sqrt(z*s*(n-s)/n)
 			if i < n/2 {
 				sd = -sd

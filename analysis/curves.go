@@ -88,8 +88,8 @@ func (c RunCurve) At(g float64, how Interp) float64 {
 	if how == Step || c.T[a] <= 0 {
 		return c.V[a]
 	}
-	f := (math.Log(g) - math.Log(c.T[a])) / (math.Log(c.T[b]) - math.Log(c.T[a]))
-	return c.V[a] + f*(c.V[b]-c.V[a])
+	f := (detLog(g) - detLog(c.T[a])) / (detLog(c.T[b]) - detLog(c.T[a]))
+	return c.V[a] + float64(f*(c.V[b]-c.V[a]))
 }
 
 // TaskCurves are one task's run curves.

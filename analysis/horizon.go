@@ -157,7 +157,7 @@ func Horizon(f LogisticFit, q float64) float64 {
 	case 1:
 		return math.Inf(1)
 	}
-	return math.Exp2((Logit(q) - f.Intercept) / f.Slope)
+	return detExp2((Logit(q) - f.Intercept) / f.Slope)
 }
 
 // horizonData is the runs aggregated for fitting: per agent, per task, the
@@ -401,7 +401,7 @@ func newHorizonData(runs []HorizonRun, w []float64) (*horizonData, error) {
 	}
 	for i, r := range runs {
 		t := taskIdx[r.Task]
-		x := math.Log2(r.HumanMinutes)
+		x := detLog2(r.HumanMinutes)
 		if !math.IsNaN(d.x[t]) && d.x[t] != x {
 			return nil, fmt.Errorf("analysis: task %s has two human times, %v and %v minutes", r.Task, math.Exp2(d.x[t]), r.HumanMinutes)
 		}

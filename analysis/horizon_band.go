@@ -53,7 +53,7 @@ func HorizonTrendBand(res *HorizonResult, q50 int, agents []string, days map[str
 			continue
 		}
 		for b, f := range fits {
-			pred[b] = math.Exp(f[1] + f[0]*x)
+			pred[b] = detExp(f[1] + float64(f[0]*x))
 		}
 		sort.Float64s(pred)
 		lo[j], hi[j] = QuantileType7(pred, (1-level)/2), QuantileType7(pred, (1+level)/2)

@@ -60,7 +60,7 @@ func FitHorizonTrend(p50, days []float64) (slope, intercept float64, err error) 
 			continue
 		}
 		xs = append(xs, days[i])
-		ys = append(ys, math.Log(math.Max(p, 1e-3)))
+		ys = append(ys, detLog(math.Max(p, 1e-3)))
 	}
 	if len(xs) < 2 {
 		return math.NaN(), math.NaN(), ErrTrendPoints
@@ -68,14 +68,14 @@ func FitHorizonTrend(p50, days []float64) (slope, intercept float64, err error) 
 	mx, my := mean(xs), mean(ys)
 	var sxy, sxx float64
 	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
+		sxy += float64((xs[i] - mx) * (ys[i] - my))
+		sxx += float64((xs[i] - mx) * (xs[i] - mx))
 	}
 	if sxx == 0 {
 		return math.NaN(), math.NaN(), errors.New("analysis: all frontier agents share one release date")
 	}
 	slope = sxy / sxx
-	return slope, my - slope*mx, nil
+	return slope, my - float64(slope*mx), nil
 }
 
 // HorizonDoublingTime fits the doubling time over the frontier agents of res (p50 =

@@ -52,7 +52,7 @@ func weightedTaskMean(tasks []TaskScores, vals []float64, ok []bool, skip int, v
 		if w == 0 {
 			w = 1
 		}
-		sum += w * x
+		sum += float64(w * x)
 		wsum += w
 	}
 	if wsum == 0 {

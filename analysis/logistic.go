@@ -37,6 +37,10 @@ var ErrNoWeight = errors.New("analysis: no row with positive weight")
 // that of the two rows (1, y·w) and (0, (1−y)·w), which is how METR fits
 // partial scores.
 //
+// The arithmetic gives the same bits on every platform: exp and log are
+// detExp and detLog (detmath.go), and every product is rounded before it
+// is added (no fused multiply-adds).
+//
 // The minimum is found by Newton's method (closed-form 2×2 solves, with
 // step halving when a full step does not decrease f), from a = logit(ȳ),
 // b = 0, until max|∇f| ≤ 1e-12·(1 + C·Σ w_i·(1 + |x_i|)) or the objective
@@ -59,9 +63,9 @@ func FitLogistic(x, y, w []float64, C float64) (LogisticFit, error) {
 		if w[i] < 0 || math.IsNaN(w[i]) || math.IsNaN(x[i]) || math.IsInf(x[i], 0) || !(y[i] >= 0 && y[i] <= 1) {
 			return LogisticFit{}, fmt.Errorf("analysis: logistic fit: row %d: x = %v, y = %v, w = %v (want finite x, y in [0, 1], w ≥ 0)", i, x[i], y[i], w[i])
 		}
-		w1 += w[i] * y[i]
-		w0 += w[i] * (1 - y[i])
-		scale += w[i] * (1 + math.Abs(x[i]))
+		w1 += float64(w[i] * y[i])
+		w0 += float64(w[i] * (1 - y[i]))
+		scale += float64(w[i] * (1 + math.Abs(x[i])))
 	}
 	switch {
 	case w0+w1 == 0:
@@ -71,21 +75,21 @@ func FitLogistic(x, y, w []float64, C float64) (LogisticFit, error) {
 	case w0 == 0:
 		return LogisticFit{Intercept: math.NaN(), Slope: math.Inf(1), Class: 1}, nil
 	}
-	tol := 1e-12 * (1 + C*scale)
-	a, b := math.Log(w1/w0), 0.0
+	tol := 1e-12 * (1 + float64(C*scale))
+	a, b := detLog(w1/w0), 0.0
 	f, ga, gb, haa, hab, hbb := logisticEval(x, y, w, C, a, b)
 	fit := LogisticFit{Class: -1}
 	for fit.Iter = 0; fit.Iter < 200; fit.Iter++ {
 		if math.Max(math.Abs(ga), math.Abs(gb)) <= tol {
 			break
 		}
-		det := haa*hbb - hab*hab
-		da := -(hbb*ga - hab*gb) / det
-		db := -(haa*gb - hab*ga) / det
+		det := float64(haa*hbb) - float64(hab*hab)
+		da := -(float64(hbb*ga) - float64(hab*gb)) / det
+		db := -(float64(haa*gb) - float64(hab*ga)) / det
 		step := 1.0
 		improved := false
 		for k := 0; k < 60; k++ {
-			na, nb := a+step*da, b+step*db
+			na, nb := a+float64(step*da), b+float64(step*db)
 			nf, nga, ngb, nhaa, nhab, nhbb := logisticEval(x, y, w, C, na, nb)
 			if nf <= f {
 				improved = nf < f || math.Max(math.Abs(nga), math.Abs(ngb)) < math.Max(math.Abs(ga), math.Abs(gb))
@@ -113,37 +117,37 @@ func logisticEval(x, y, w []float64, C, a, b float64) (f, ga, gb, haa, hab, hbb 
 		if wi == 0 {
 			continue
 		}
-		z := a + b*xi
+		z := a + float64(b*xi)
 		// ℓ = log(1 + e^z) − y·z, computed stably.
 		var lse float64
 		if z > 0 {
-			lse = z + math.Log1p(math.Exp(-z))
+			lse = z + detLog1p(detExp(-z))
 		} else {
-			lse = math.Log1p(math.Exp(z))
+			lse = detLog1p(detExp(z))
 		}
 		p := logisticSigmoid(z)
-		f += wi * (lse - y[i]*z)
-		r := wi * (p - y[i])
+		f += float64(wi * (lse - float64(y[i]*z)))
+		r := float64(wi * (p - y[i]))
 		ga += r
-		gb += r * xi
-		h := wi * p * (1 - p)
+		gb += float64(r * xi)
+		h := float64(float64(wi*p) * (1 - p))
 		haa += h
-		hab += h * xi
-		hbb += h * xi * xi
+		hab += float64(h * xi)
+		hbb += float64(float64(h*xi) * xi)
 	}
-	f = 0.5*b*b + C*f
-	ga, gb = C*ga, b+C*gb
-	haa, hab, hbb = C*haa, C*hab, 1+C*hbb
+	f = float64(float64(0.5*b)*b) + float64(C*f)
+	ga, gb = float64(C*ga), b+float64(C*gb)
+	haa, hab, hbb = float64(C*haa), float64(C*hab), 1+float64(C*hbb)
 	return
 }
 
 func logisticSigmoid(z float64) float64 {
 	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
+		return 1 / (1 + detExp(-z))
 	}
-	e := math.Exp(z)
+	e := detExp(z)
 	return e / (1 + e)
 }
 
 // Logit returns ln(q/(1−q)).
-func Logit(q float64) float64 { return math.Log(q / (1 - q)) }
+func Logit(q float64) float64 { return detLog(q / (1 - q)) }

@@ -50,10 +50,10 @@ func (o PowerOptions) check(minTasks int) error {
 }
 
 // NormalCDF is Φ.
-func NormalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+func NormalCDF(x float64) float64 { return float64(0.5 * math.Erfc(-x/math.Sqrt2)) }
 
 // NormalQuantile is Φ⁻¹ (p in (0, 1)).
-func NormalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+func NormalQuantile(p float64) float64 { return float64(math.Sqrt2 * math.Erfinv(float64(2*p)-1)) }
 
 // TwoProportionPower is the normal-approximation power of the two-sided
 // unpooled two-proportion z-test with n runs per arm:
@@ -62,7 +62,7 @@ func NormalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) 
 //	power = Φ(|pa−pb|/se − z) + Φ(−|pa−pb|/se − z),  z = Φ⁻¹(1−α/2)
 func TwoProportionPower(pa, pb float64, n int, alpha float64) float64 {
 	se := math.Sqrt(pa*(1-pa)/float64(n) + pb*(1-pb)/float64(n))
-	z := NormalQuantile(1 - alpha/2)
+	z := NormalQuantile(1 - float64(alpha/2))
 	if se == 0 {
 		if pa != pb {
 			return 1
@@ -101,7 +101,7 @@ func PowerSuccessRates(pa, pb float64, opt PowerOptions) ([]PowerCell, error) {
 	if !(pa >= 0 && pa <= 1 && pb >= 0 && pb <= 1) {
 		return nil, fmt.Errorf("analysis: rates %v, %v must be in [0, 1]", pa, pb)
 	}
-	z := NormalQuantile(1 - opt.Alpha/2)
+	z := NormalQuantile(1 - float64(opt.Alpha/2))
 	var out []PowerCell
 	for ri, r := range opt.Runs {
 		for ti, t := range opt.Tasks {
@@ -160,7 +160,7 @@ func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error)
 		return nil, errors.New("analysis: the two agents share no task in the pilot data")
 	}
 	sort.Strings(names)
-	z := NormalQuantile(1 - opt.Alpha/2)
+	z := NormalQuantile(1 - float64(opt.Alpha/2))
 	var out []PowerCell
 	for ri, r := range opt.Runs {
 		for ti, t := range opt.Tasks {
@@ -240,7 +240,7 @@ func PowerScoreAtK(a, b []TaskScores, k int, opt PowerOptions) ([]PowerCell, err
 		sa, sb := make([]float64, r), make([]float64, r)
 		for ti, t := range opt.Tasks {
 			c := uint64(ri*len(opt.Tasks) + ti)
-			tq := StudentTQuantile(1-opt.Alpha/2, float64(t-1))
+			tq := StudentTQuantile(1-float64(opt.Alpha/2), float64(t-1))
 			d := make([]float64, t)
 			rej := 0
 			var hw float64
@@ -257,7 +257,7 @@ func PowerScoreAtK(a, b []TaskScores, k int, opt PowerOptions) ([]PowerCell, err
 				m := mean(d)
 				var ss float64
 				for _, x := range d {
-					ss += (x - m) * (x - m)
+					ss += float64((x - m) * (x - m))
 				}
 				se := math.Sqrt(ss / float64(t-1) / float64(t))
 				if se == 0 {
@@ -269,7 +269,7 @@ func PowerScoreAtK(a, b []TaskScores, k int, opt PowerOptions) ([]PowerCell, err
 				if math.Abs(m)/se > tq {
 					rej++
 				}
-				hw += tq * se
+				hw += float64(tq * se)
 			}
 			out = append(out, cellResult(r, t, opt.Sims, rej, hw))
 		}
@@ -288,16 +288,16 @@ func drawScore(s, w []float64, random bool) float64 {
 		if w[i] == 0 {
 			break
 		}
-		sum += w[i] * x
+		sum += float64(w[i] * x)
 	}
 	return sum
 }
 
 // StudentTCDF is the CDF of Student's t with df degrees of freedom.
 func StudentTCDF(x, df float64) float64 {
-	ib := regIncBeta(df/2, 0.5, df/(df+x*x))
+	ib := regIncBeta(df/2, 0.5, df/(df+float64(x*x)))
 	if x >= 0 {
-		return 1 - ib/2
+		return 1 - float64(ib/2)
 	}
 	return ib / 2
 }
@@ -338,7 +338,7 @@ func regIncBeta(a, b, x float64) float64 {
 	la, _ := math.Lgamma(a + b)
 	lb, _ := math.Lgamma(a)
 	lc, _ := math.Lgamma(b)
-	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log1p(-x))
+	front := detExp(la - lb - lc + float64(a*detLog(x)) + float64(b*detLog1p(-x)))
 	if x < (a+1)/(a+b+2) {
 		return front * betaCF(a, b, x) / a
 	}
@@ -356,7 +356,7 @@ func betaCF(a, b, x float64) float64 {
 	for m := 1; m <= 300; m++ {
 		fm := float64(m)
 		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
+		d = 1 + float64(num*d)
 		if math.Abs(d) < tiny {
 			d = tiny
 		}
@@ -367,7 +367,7 @@ func betaCF(a, b, x float64) float64 {
 		d = 1 / d
 		h *= d * c
 		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
+		d = 1 + float64(num*d)
 		if math.Abs(d) < tiny {
 			d = tiny
 		}
@@ -376,7 +376,7 @@ func betaCF(a, b, x float64) float64 {
 			c = tiny
 		}
 		d = 1 / d
-		del := d * c
+		del := float64(d * c) // rounded: del − 1 must not fuse with it
 		h *= del
 		if math.Abs(del-1) < 3e-16 {
 			break

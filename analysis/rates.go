@@ -186,7 +186,7 @@ func sd(x []float64) float64 {
 	m := mean(x)
 	var s float64
 	for _, v := range x {
-		s += (v - m) * (v - m)
+		s += float64((v - m) * (v - m))
 	}
 	return math.Sqrt(s / float64(len(x)-1))
 }

@@ -56,7 +56,7 @@ func ScoreAtK(scores []float64, k int, random bool) float64 {
 		if w[i] == 0 {
 			break
 		}
-		sum += w[i] * x
+		sum += float64(w[i] * x)
 	}
 	return sum
 }

@@ -1,0 +1,132 @@
+package analysis
+
+import "math"
+
+// Elementary functions with the same bits on every platform.
+//
+// math.Exp and math.Log are assembly on amd64 (Exp with fused multiply-adds
+// where the CPU has them, chosen at run time), math.Exp is assembly on
+// arm64, and the portable Go versions are used elsewhere; they agree to an
+// ulp or so, not bit for bit, so a bootstrap of logistic fits (time
+// horizons) printed other digits on an arm64 or 386 machine than on amd64
+// for the same seed. These use only IEEE additions, multiplications,
+// divisions and exact operations (Floor, Frexp, Ldexp), each product
+// rounded by an explicit conversion so that no compiler fuses it into a
+// multiply-add (the Go spec allows fusion otherwise). Accuracy: within 2
+// ulp of math's functions (TestDetMathAccuracy); the algorithms are the
+// textbook ones (Cody and Waite's argument reduction; Taylor series).
+
+const (
+	// ln 2 split so that k·ln2Hi is exact for |k| < 2²¹: ln2Hi is ln 2 to
+	// 32 significant bits, ln2Lo the rest rounded (Python's decimal at 60
+	// digits: 0x3fe62e42fee00000 and ln 2 − ln2Hi).
+	ln2Hi = 6.93147180369123816490e-01
+	ln2Lo = 1.9082149292705877e-10
+	log2e = 1.4426950408889634 // 1/ln 2
+)
+
+// detExp returns e^x within 2 ulp, the same bits on every platform:
+// x = k·ln 2 + r with |r| ≤ ln 2 / 2, e^r by its Taylor series to r¹³/13!
+// (truncation below 4e−18 relative), times 2^k.
+func detExp(x float64) float64 {
+	switch {
+	case x != x:
+		return x
+	case x > 709.782712893384: // ln(MaxFloat64)
+		return math.Inf(1)
+	case x < -745.1332191019412: // below half the least subnormal
+		return 0
+	}
+	k := math.Floor(float64(x*log2e) + 0.5)
+	r := float64(x-float64(k*ln2Hi)) - float64(k*ln2Lo)
+	p := 1.0 / 6227020800 // 1/13!
+	for _, c := range [...]float64{
+		1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
+		1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6,
+		0.5, 1, 1,
+	} {
+		p = c + float64(r*p)
+	}
+	return math.Ldexp(p, int(k))
+}
+
+// detLog returns ln x within 2 ulp, the same bits on every platform: x =
+// 2^k·(1 + f) with 1 + f in [√2/2, √2), and ln(1 + f) = 2·atanh(s), s =
+// f/(2 + f), |s| < 0.1716, as f − f²/2 + s·(f²/2 + R), R = Σ 2s^(2j)/(2j+1)
+// for j = 1…11 (truncation below 1e−19).
+func detLog(x float64) float64 {
+	switch {
+	case x != x || math.IsInf(x, 1):
+		return x
+	case x < 0:
+		return math.NaN()
+	case x == 0:
+		return math.Inf(-1)
+	}
+	m, e := math.Frexp(x) // x = m·2^e, m in [0.5, 1)
+	if m < math.Sqrt2/2 {
+		m *= 2
+		e--
+	}
+	f := m - 1 // exact
+	k := float64(e)
+	s := f / (2 + f)
+	z := float64(s * s)
+	R := 2.0 / 23
+	for _, c := range [...]float64{2.0 / 21, 2.0 / 19, 2.0 / 17, 2.0 / 15, 2.0 / 13, 2.0 / 11, 2.0 / 9, 2.0 / 7, 2.0 / 5, 2.0 / 3} {
+		R = c + float64(z*R)
+	}
+	R = float64(z * R)
+	hfsq := float64(0.5 * float64(f*f))
+	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+R)) + float64(k*ln2Lo))) - f)
+}
+
+// detLog1p returns ln(1 + x), accurate for small x (Goldberg's
+// ln(u)·x/(u − 1) with u = 1 + x rounded), the same bits on every
+// platform.
+func detLog1p(x float64) float64 {
+	switch {
+	case x != x || math.IsInf(x, 1):
+		return x
+	case x < -1:
+		return math.NaN()
+	case x == -1:
+		return math.Inf(-1)
+	}
+	u := 1 + x
+	if u == 1 {
+		return x
+	}
+	return float64(detLog(u) * (x / (u - 1)))
+}
+
+// detExp2 returns 2^x: 2^k·e^(r·ln 2) with k the nearest integer to x and
+// r = x − k exact.
+func detExp2(x float64) float64 {
+	switch {
+	case x != x:
+		return x
+	case x > 1024:
+		return math.Inf(1)
+	case x < -1075:
+		return 0
+	}
+	k := math.Floor(x + 0.5)
+	return math.Ldexp(detExp(float64((x-k)*math.Ln2)), int(k))
+}
+
+// detLog2 returns log₂ x, exact at powers of two.
+func detLog2(x float64) float64 {
+	m, e := math.Frexp(x)
+	if m == 0.5 {
+		return float64(e - 1)
+	}
+	if x != x || x <= 0 || math.IsInf(x, 1) {
+		return detLog(x)
+	}
+	if m < math.Sqrt2/2 {
+		m *= 2
+		e--
+	}
+	return float64(e) + float64(detLog(m)*log2e)
+}
