@@ -118,14 +118,16 @@ func logisticEval(x, y, w []float64, C, a, b float64) (f, ga, gb, haa, hab, hbb 
 			continue
 		}
 		z := a + float64(b*xi)
-		// ℓ = log(1 + e^z) − y·z, computed stably.
-		var lse float64
+		// ℓ = log(1 + e^z) − y·z and σ(z), computed stably from one
+		// exponential e = e^−|z| (the values logisticSigmoid computes).
+		e := detExp(-math.Abs(z))
+		lse := detLog1p(e)
+		p := 1 / (1 + e)
 		if z > 0 {
-			lse = z + detLog1p(detExp(-z))
+			lse = z + lse
 		} else {
-			lse = detLog1p(detExp(z))
+			p = e / (1 + e)
 		}
-		p := logisticSigmoid(z)
 		f += float64(wi * (lse - float64(y[i]*z)))
 		r := float64(wi * (p - y[i]))
 		ga += r
