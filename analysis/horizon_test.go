@@ -280,3 +280,12 @@ func BenchmarkHorizonBootstrap(b *testing.B) {
 		}
 	}
 }
+
+// logisticSigmoid is σ(z) = 1/(1 + e^−z), computed as FitLogistic computes it.
+func logisticSigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + detExp(-z))
+	}
+	e := detExp(z)
+	return e / (1 + e)
+}

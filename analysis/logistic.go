@@ -119,7 +119,7 @@ func logisticEval(x, y, w []float64, C, a, b float64) (f, ga, gb, haa, hab, hbb 
 		}
 		z := a + float64(b*xi)
 		// ℓ = log(1 + e^z) − y·z and σ(z), computed stably from one
-		// exponential e = e^−|z| (the values logisticSigmoid computes).
+		// exponential e = e^−|z|.
 		e := detExp(-math.Abs(z))
 		lse := detLog1p(e)
 		p := 1 / (1 + e)
@@ -141,14 +141,6 @@ func logisticEval(x, y, w []float64, C, a, b float64) (f, ga, gb, haa, hab, hbb 
 	ga, gb = float64(C*ga), b+float64(C*gb)
 	haa, hab, hbb = float64(C*haa), float64(C*hab), 1+float64(C*hbb)
 	return
-}
-
-func logisticSigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + detExp(-z))
-	}
-	e := detExp(z)
-	return e / (1 + e)
 }
 
 // Logit returns ln(q/(1−q)).
