@@ -738,8 +738,16 @@ func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, names []string, 
 			for j := range wv {
 				wv[j] = v[j] + t*step[j]
 			}
-			if f(wv) <= f0 {
+			fw := f(wv)
+			if fw < f0-1e-13*math.Abs(f0) {
 				moved = true
+				break
+			}
+			if fw <= f0 {
+				// No decrease beyond rounding: the Newton step is the
+				// finite-difference gradient's noise (about ε·|f|/h per
+				// component, a step of 1e−8 and more on some data),
+				// which the step-size test above cannot get below.
 				break
 			}
 			t /= 2
