@@ -20,7 +20,7 @@ func TestCheckTasksCompacts(t *testing.T) {
 	run := func(id, task string, started int64) string {
 		return fmt.Sprintf(`{"run_id":%q,"task_id":%q,"alias":"A","score":0.5,"time_limit":1800,"started_at":%d}`, id, task, started)
 	}
-	const t0 = 1732269600000 // 2024-11-22T10:00:00Z
+	const t0 int64 = 1732269600000 // 2024-11-22T10:00:00Z
 	dir := t.TempDir()
 	runs := writeFile(t, dir, "runs.jsonl", strings.Join([]string{
 		run("r1", "ai_rd_fix_embedding/main", t0),
@@ -105,7 +105,7 @@ func TestTaskStretches(t *testing.T) {
 // interleaved and span the parts' boundaries, a run's earliest entry comes
 // last, timestamps tie, and one run starts after some of its entries.
 func TestFillElapsedParallel(t *testing.T) {
-	const t0 = 1732269600000 // 2024-11-22T10:00:00Z, in ms
+	const t0 int64 = 1732269600000 // 2024-11-22T10:00:00Z, in ms
 	rng := rand.New(rand.NewPCG(5, 6))
 	var b strings.Builder
 	for i := range 60_000 {

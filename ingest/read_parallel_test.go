@@ -185,7 +185,7 @@ func parallelMETR(n int, bad bool) string {
 			alias, human = "human", fmt.Sprintf(`,"human_score":%g`, rng.Float64())
 		}
 		line := fmt.Sprintf(`{"run_id":"r%d","task_id":"%s","alias":"%s","score":%g,"time_limit":%d,"started_at":%d,"completed_at":%d,"human_minutes":%g%s,"junk_%d":1}`,
-			i, task, alias, rng.Float64(), 28800, 1732269600000+i, 1732269600000+i+int(rng.IntN(1e6)), 8*60.0, human, i%3)
+			i, task, alias, rng.Float64(), 28800, 1732269600000+int64(i), 1732269600000+int64(i)+int64(rng.IntN(1e6)), 8*60.0, human, i%3)
 		if bad {
 			switch i % 37 {
 			case 5:

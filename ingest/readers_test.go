@@ -550,7 +550,7 @@ func TestScoreLogCSVTimestamps(t *testing.T) {
 	t.Run("interleaved runs", func(t *testing.T) {
 		// scored_at in ms: A at 10:00:10, B at 10:00:00, A at 10:00:00
 		// (A's earliest comes last), B at 10:00:30.
-		const t0 = 1732269600000 // 2024-11-22T10:00:00Z
+		const t0 int64 = 1732269600000 // 2024-11-22T10:00:00Z
 		p := writeTemp(t, "scores.jsonl", fmt.Sprintf(
 			`{"run_id":"A","scored_at":%d,"score":1}`+"\n"+`{"run_id":"B","scored_at":%d,"score":2}`+"\n"+
 				`{"run_id":"A","scored_at":%d,"score":3}`+"\n"+`{"run_id":"B","scored_at":%d,"score":4}`+"\n",
