@@ -91,7 +91,7 @@ func uniform(r *rand.Rand, lo, hi float64) float64 {
 
 // lognormal returns exp(N(0, sd²)) scaled to have mean 1.
 func lognormal(r *rand.Rand, sd float64) float64 {
-	return math.Exp(float64(sd*r.NormFloat64()) - sd*sd/2)
+	return math.Exp(float64(sd*r.NormFloat64()) - float64(sd*sd/2))
 }
 
 func poisson(r *rand.Rand, mean float64) int {
@@ -507,7 +507,7 @@ func submission(r *rand.Rand, t *reTask, q, spread, regressProb float64, us int6
 	default:
 		s = q * math.Exp(-math.Abs(spread*r.NormFloat64()))
 	}
-	s += 0.015 * r.NormFloat64()
+	s += float64(0.015 * r.NormFloat64())
 	e := reEntry{ElapsedUs: us, Valid: true, Raw: t.raw(s), Message: "ok"}
 	if r.Float64() < invalidProb {
 		e = reEntry{ElapsedUs: us, Message: invalidMessages[r.IntN(len(invalidMessages))]}
@@ -536,7 +536,7 @@ func genAgentRun(seed uint64, run *reRun, a *reAgent) {
 	}
 	quality := func(us int64) float64 {
 		h := float64(us) / 3.6e9
-		return p * (1 - math.Exp(-h/a.Tau)) * (1 + 0.015*h)
+		return p * (1 - math.Exp(-h/a.Tau)) * (1 + float64(0.015*h))
 	}
 
 	rate := a.Rate * uniform(r, 0.85, 1.15)
@@ -828,8 +828,8 @@ func rxTaskEffects(seed uint64, t *rxTask) (task float64, hint map[string]float6
 	task = 0.35 * r.NormFloat64()
 	hint = map[string]float64{
 		"no_hints":       0,
-		"hints":          0.3 + 0.45*r.NormFloat64(),
-		"detailed_hints": 0.55 + 0.55*r.NormFloat64(),
+		"hints":          0.3 + float64(0.45*r.NormFloat64()),
+		"detailed_hints": 0.55 + float64(0.55*r.NormFloat64()),
 	}
 	return task, hint
 }
@@ -873,8 +873,8 @@ func genRXRun(r *rand.Rand, run *rxRun, t *rxTask, fw rxFramework, m rxModel, af
 	if t.GoldLines > 200 {
 		pTimeout = 0.03
 	}
-	pExec := sigmoid(1.0 + 0.5*m.Effect + fw.Exec + 0.4*hint + 0.5*affinity - 0.45*difficulty)
-	pSucc := sigmoid(-0.45 + m.Effect + fw.Succ + hint + affinity - 0.85*difficulty)
+	pExec := sigmoid(1.0 + float64(0.5*m.Effect) + fw.Exec + float64(0.4*hint) + float64(0.5*affinity) - float64(0.45*difficulty))
+	pSucc := sigmoid(-0.45 + m.Effect + fw.Succ + hint + affinity - float64(0.85*difficulty))
 
 	switch u := r.Float64(); {
 	case u < fw.NoPatch+m.NoPatch:
@@ -933,12 +933,12 @@ func genRXRun(r *rand.Rand, run *rxRun, t *rxTask, fw rxFramework, m rxModel, af
 	slices.Sort(run.Files)
 	run.Files = slices.Compact(run.Files)
 
-	run.Added = max(1, int(math.Round(float64(t.GoldLines)*math.Exp(-0.15+0.55*r.NormFloat64()))))
+	run.Added = max(1, int(math.Round(float64(t.GoldLines)*math.Exp(-0.15+float64(0.55*r.NormFloat64())))))
 	run.Deleted = int(math.Round(float64(run.Added) * uniform(r, 0.05, 0.45)))
 
 	switch run.Outcome {
 	case "success":
-		v := t.Gold + t.GoldSD*clamp(0.7*r.NormFloat64(), -1, 1)
+		v := t.Gold + float64(t.GoldSD*clamp(0.7*r.NormFloat64(), -1, 1))
 		v = roundTo(clamp(v, t.Lo, t.Hi), t.Decimals)
 		run.Result = &v
 	case "wrong_result":
