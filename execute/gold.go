@@ -68,7 +68,7 @@ func MeanSD(xs []float64) (mean, sd float64, err error) {
 	mean /= float64(n)
 	var ss float64
 	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
+		ss += float64((x - mean) * (x - mean))
 	}
 	return mean, math.Sqrt(ss / float64(n-1)), nil
 }

@@ -215,7 +215,7 @@ func (s *Success) Judge(vals map[string]float64) (outcome, reason string) {
 		if t.M != nil {
 			m = *t.M
 		}
-		check(name, t.Mean-m*t.SD, t.Mean+m*t.SD)
+		check(name, t.Mean-float64(m*t.SD), t.Mean+float64(m*t.SD))
 	}
 	for _, t := range s.All {
 		check(t.Metric, t.Value-t.Tol, t.Value+t.Tol)

@@ -74,7 +74,7 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		}
 		bc.Color = Color(li + 1)
 		bc.LineStyle.Width = 0
-		bc.Offset = width * vg.Length(float64(li)-float64(len(levels)-1)/2)
+		bc.Offset = width * vg.Length(float64(li)-float64(float64(len(levels)-1)/2))
 		p.Add(bc)
 		p.Legend.Add(level, bc)
 		if len(errs) > 0 {

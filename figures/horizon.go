@@ -180,8 +180,8 @@ func HorizonTrendFigure(title, yLabel string, points []HorizonPoint, trend *Tren
 	}
 	p.Y.Min = math.Max(math.Min(ymin, lo), math.Min(HorizonFloor, ymin))
 	p.Y.Max = ymax * 1.5 // room for the top label
-	pad := (xmax - xmin) * 0.08
-	p.X.Min, p.X.Max = xmin-pad, xmax+3*pad // room for the labels on the right
+	pad := float64((xmax - xmin) * 0.08)
+	p.X.Min, p.X.Max = xmin-pad, xmax+float64(3*pad) // room for the labels on the right
 	return p, nil
 }
 

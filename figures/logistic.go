@@ -80,10 +80,10 @@ func LogisticFigure(title, xLabel, yLabel string, curves []LogisticCurve, log2x 
 				f := float64(s) / logisticSteps
 				var x, t float64
 				if log2x {
-					t = math.Log2(lo) + f*(math.Log2(hi)-math.Log2(lo))
+					t = math.Log2(lo) + float64(f*(math.Log2(hi)-math.Log2(lo)))
 					x = math.Exp2(t)
 				} else {
-					t = lo + f*(hi-lo)
+					t = lo + float64(f*(hi-lo))
 					x = t
 				}
 				var y float64
@@ -93,7 +93,7 @@ func LogisticFigure(title, xLabel, yLabel string, curves []LogisticCurve, log2x 
 				case math.IsInf(c.Slope, -1):
 					y = 0
 				default:
-					y = 1 / (1 + math.Exp(-(c.Intercept + c.Slope*t)))
+					y = 1 / (1 + math.Exp(-(c.Intercept + float64(c.Slope*t))))
 				}
 				line = append(line, plotter.XY{X: x, Y: y})
 			}

@@ -34,8 +34,8 @@ func PowerFigure(title string, cells []analysis.PowerCell) (*plot.Plot, error) {
 		for _, c := range cs {
 			s.X = append(s.X, float64(c.RunsPerTask))
 			s.Y = append(s.Y, c.Power)
-			s.Lo = append(s.Lo, math.Max(0, c.Power-1.96*c.PowerSE))
-			s.Hi = append(s.Hi, math.Min(1, c.Power+1.96*c.PowerSE))
+			s.Lo = append(s.Lo, math.Max(0, c.Power-float64(1.96*c.PowerSE)))
+			s.Hi = append(s.Hi, math.Min(1, c.Power+float64(1.96*c.PowerSE)))
 		}
 		series = append(series, s)
 	}

@@ -38,7 +38,7 @@ func AddRefLines(p *plot.Plot, refs []RefLine) {
 	for _, r := range keep {
 		top = math.Max(top, r.Y)
 	}
-	if head := top + 0.08*(top-math.Min(p.Y.Min, top)); p.Y.Max < head {
+	if head := top + float64(0.08*(top-math.Min(p.Y.Min, top))); p.Y.Max < head {
 		p.Y.Max = head
 	}
 }

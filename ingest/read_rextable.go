@@ -75,7 +75,7 @@ func (l *loader) rexTableRow(s *source, st *InputStats, header []string) (func([
 				return 0, &Error{Line: line, Field: name, Msg: err.Error()}
 			}
 			k := math.Round(f * float64(n))
-			if f < 0 || f > 1 || math.Abs(f*float64(n)-k) > 0.02 {
+			if f < 0 || f > 1 || math.Abs(float64(f*float64(n))-k) > 0.02 {
 				return 0, &Error{Line: line, Field: name, Msg: fmt.Sprintf("rate %v is not k/%d for a whole k in 0..%d", f, n, n)}
 			}
 			return int64(k), nil

@@ -486,7 +486,7 @@ func (ev *evaluator) eval(e Expr, asResponse bool) (*variable, error) {
 			var ss float64
 			for _, f := range a.num {
 				if !math.IsNaN(f) {
-					ss += (f - m) * (f - m)
+					ss += float64((f - m) * (f - m))
 				}
 			}
 			sd := math.Sqrt(ss / (n - 1))

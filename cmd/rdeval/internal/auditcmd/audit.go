@@ -244,7 +244,7 @@ func judge(e Expect, r result) (string, string) {
 	var fails []string
 	if e.Value != nil {
 		v := *e.Value
-		if e.RelTol != nil && math.Abs(x-v) > *e.RelTol*math.Abs(v)+1e-12 {
+		if e.RelTol != nil && math.Abs(x-v) > float64(*e.RelTol*math.Abs(v))+1e-12 {
 			fails = append(fails, fmt.Sprintf("%s is off %s by %s%% > %s%%", fmtNum(x), fmtNum(v), fmtNum(100*math.Abs(x-v)/math.Abs(v)), fmtNum(*e.RelTol*100)))
 		}
 		if e.AbsTol != nil && math.Abs(x-v) > *e.AbsTol+1e-12 {

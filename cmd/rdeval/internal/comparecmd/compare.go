@@ -199,7 +199,7 @@ func Side(ds *ingest.Dataset, spec string, budget, humanLen float64, random map[
 		h = budget
 	}
 	k := math.Round(budget / h)
-	if k < 1 || math.Abs(k*h-budget) > 1e-9*budget {
+	if k < 1 || math.Abs(float64(k*h)-budget) > 1e-9*budget {
 		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: its runs last %v s, which does not divide the budget %v s", spec, h, budget)}
 	}
 	names := make([]string, 0, len(tasks))

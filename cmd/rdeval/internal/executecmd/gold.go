@@ -148,7 +148,7 @@ func Gold(opts *GoldOptions) error {
 	var js []map[string]any
 	for _, name := range sortedNames(ranges) {
 		r := ranges[name]
-		lo, hi := r.Mean-r.M*r.SD, r.Mean+r.M*r.SD
+		lo, hi := r.Mean-float64(r.M*r.SD), r.Mean+float64(r.M*r.SD)
 		t.Rows = append(t.Rows, []string{name, strconv.Itoa(r.N), cmdutil.FormatFloat(r.Mean), cmdutil.FormatFloat(r.SD),
 			cmdutil.FormatFloat(r.M), cmdutil.FormatFloat(lo), cmdutil.FormatFloat(hi)})
 		js = append(js, map[string]any{"metric": name, "n": r.N, "mean": r.Mean, "sd": r.SD, "m": r.M, "low": lo, "high": hi, "values": r.Values})
