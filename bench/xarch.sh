@@ -12,14 +12,15 @@
 # A difference means a statistic depends on the platform: a product that
 # should be rounded before it is added (float64(x*y)), or math's assembly
 # (use detExp/detLog, analysis/detmath.go). `bash bench/xarch.sh sites`
-# lists where the arm64 compiler fuses multiply-adds in analysis (Go's
-# -d=fmahash=vy debug flag). Exits 1 when any output differs.
+# lists where the arm64 compiler fuses multiply-adds in rdeval's packages
+# (Go's -d=fmahash=vy debug flag; the last position of an inlined call is
+# the site). Exits 1 when any output differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=bench/out/xarch
 mkdir -p "$OUT"
 if [ "${1:-}" = sites ]; then
-  GOARCH=arm64 go build -a -gcflags='github.com/rdeval/rdeval/analysis/...=-d=fmahash=vy' -o /dev/null ./analysis/... 2>&1 |
+  GOARCH=arm64 go build -a -gcflags='github.com/rdeval/rdeval/...=-d=fmahash=vy' -o /dev/null ./cmd/rdeval 2>&1 |
     sed -n 's/^fmahash triggered \(.*\) [01]*$/\1/p' | sed 's/.*; //' | sort -u
   exit 0
 fi
