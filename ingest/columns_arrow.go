@@ -105,7 +105,7 @@ func nFloat[R any](name string, get func(*R) *Opt[float64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
-			return newOptFill[float64, float64](arrow.PrimitiveTypes.Float64, off, nil, n)
+			return newOptFill[float64, float64](arrow.PrimitiveTypes.Float64, off, nil, nil, n)
 		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(arrow.PrimitiveTypes.Float64, rows, func(r *R) bool { return get(r).Valid }, func(r *R) float64 { return get(r).V })
@@ -122,7 +122,7 @@ func nInt[R any](name string, get func(*R) *Opt[int64]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
-			return newOptFill[int64, int64](arrow.PrimitiveTypes.Int64, off, nil, n)
+			return newOptFill[int64, int64](arrow.PrimitiveTypes.Int64, off, nil, nil, n)
 		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(arrow.PrimitiveTypes.Int64, rows, func(r *R) bool { return get(r).Valid }, func(r *R) int64 { return get(r).V })
@@ -139,7 +139,7 @@ func nInt8[R any](name string, get func(*R) *Opt[int8]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int8, Nullable: true},
 		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
-			return newOptFill[int8, int8](arrow.PrimitiveTypes.Int8, off, nil, n)
+			return newOptFill[int8, int8](arrow.PrimitiveTypes.Int8, off, nil, nil, n)
 		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(arrow.PrimitiveTypes.Int8, rows, func(r *R) bool { return get(r).Valid }, func(r *R) int8 { return get(r).V })
@@ -171,7 +171,7 @@ func nTime[R any](name string, get func(*R) *Opt[time.Time]) colDef[R] {
 	return colDef[R]{
 		field: arrow.Field{Name: name, Type: TimestampType, Nullable: true},
 		fixed: fixedFor(get, func(off uintptr, n, _ int) fixedFill {
-			return newOptFill[time.Time, arrow.Timestamp](TimestampType, off, timeMicro, n)
+			return newOptFill[time.Time, arrow.Timestamp](TimestampType, off, timeMicro, microTime, n)
 		}),
 		array: func(rows []R) arrow.Array {
 			return fixedArray(TimestampType, rows, func(r *R) bool { return get(r).Valid }, func(r *R) arrow.Timestamp { return arrow.Timestamp(get(r).V.UnixMicro()) })

@@ -25,13 +25,15 @@ const blockRows = 256
 
 // fixedFill fills one column of a row group in the blocked pass.
 type fixedFill interface {
-	// fill writes rows [lo, hi) of the table whose first row is at base,
-	// rows stride bytes apart, and returns the nulls among them. Each
-	// part (a range of rows starting at a multiple of 64) is filled by one
-	// goroutine, block after block in order; parts run concurrently.
-	fill(part int, base unsafe.Pointer, stride uintptr, lo, hi int) int
-	// array is the column, with nulls nulls in all.
-	array(nulls int) arrow.Array
+	// fill writes rows [lo, hi) of the column from hi-lo records, the
+	// first at src and each stride bytes after the one before, and returns
+	// the nulls among them. In the blocked pass each part (a range of rows
+	// starting at a multiple of 64) is filled by one goroutine, block
+	// after block in order; parts run concurrently. The run store
+	// (run_store.go) fills one part, chunk after chunk.
+	fill(part int, src unsafe.Pointer, stride uintptr, lo, hi int) int
+	// array is the column's first n rows, with nulls nulls in all.
+	array(n, nulls int) arrow.Array
 }
 
 // fieldOffset is the offset of the field get points to within an R, or
@@ -47,28 +49,30 @@ func fieldOffset[R, F any](get func(*R) *F) (uintptr, bool) {
 }
 
 // optFill is a nullable column read from an Opt[T] field; conv turns a
-// value into the column's (nil: the same bits, T and V alike).
+// value into the column's and back turns it back (nil: the same bits, T
+// and V alike).
 type optFill[T any, V ~int8 | ~int64 | ~float64] struct {
 	dt   arrow.DataType
 	off  uintptr
 	conv func(T) V
+	back func(V) T
 	bits *memory.Buffer
 	vals *memory.Buffer
 	v    []V
 }
 
-func newOptFill[T any, V ~int8 | ~int64 | ~float64](dt arrow.DataType, off uintptr, conv func(T) V, n int) *optFill[T, V] {
+func newOptFill[T any, V ~int8 | ~int64 | ~float64](dt arrow.DataType, off uintptr, conv func(T) V, back func(V) T, n int) *optFill[T, V] {
 	var zero V
-	f := &optFill[T, V]{dt: dt, off: off, conv: conv, bits: newBitmap(n), vals: newBuffer(n * int(unsafe.Sizeof(zero)))}
+	f := &optFill[T, V]{dt: dt, off: off, conv: conv, back: back, bits: newBitmap(n), vals: newBuffer(n * int(unsafe.Sizeof(zero)))}
 	f.v = unsafe.Slice((*V)(unsafe.Pointer(unsafe.SliceData(f.vals.Bytes()))), n)
 	return f
 }
 
-func (f *optFill[T, V]) fill(_ int, base unsafe.Pointer, stride uintptr, lo, hi int) int {
+func (f *optFill[T, V]) fill(_ int, src unsafe.Pointer, stride uintptr, lo, hi int) int {
 	b, v := f.bits.Bytes(), f.v
 	nulls := 0
 	for i := lo; i < hi; i++ {
-		o := (*Opt[T])(unsafe.Add(base, uintptr(i)*stride+f.off))
+		o := (*Opt[T])(unsafe.Add(src, uintptr(i-lo)*stride+f.off))
 		if !o.Valid {
 			nulls++
 			continue
@@ -83,8 +87,8 @@ func (f *optFill[T, V]) fill(_ int, base unsafe.Pointer, stride uintptr, lo, hi 
 	return nulls
 }
 
-func (f *optFill[T, V]) array(nulls int) arrow.Array {
-	d := array.NewData(f.dt, len(f.v), []*memory.Buffer{f.bits, f.vals}, nil, nulls, 0)
+func (f *optFill[T, V]) array(n, nulls int) arrow.Array {
+	d := array.NewData(f.dt, n, []*memory.Buffer{f.bits, f.vals}, nil, nulls, 0)
 	defer d.Release()
 	return array.MakeFromData(d)
 }
@@ -101,11 +105,11 @@ func newBoolFill(off uintptr, n int) *boolFill {
 	return &boolFill{off: off, n: n, bits: newBitmap(n), vals: newBuffer(int(bitutil.BytesForBits(int64(n))))}
 }
 
-func (f *boolFill) fill(_ int, base unsafe.Pointer, stride uintptr, lo, hi int) int {
+func (f *boolFill) fill(_ int, src unsafe.Pointer, stride uintptr, lo, hi int) int {
 	b, vb := f.bits.Bytes(), f.vals.Bytes()
 	nulls := 0
 	for i := lo; i < hi; i++ {
-		o := (*Opt[bool])(unsafe.Add(base, uintptr(i)*stride+f.off))
+		o := (*Opt[bool])(unsafe.Add(src, uintptr(i-lo)*stride+f.off))
 		if !o.Valid {
 			nulls++
 			continue
@@ -118,8 +122,8 @@ func (f *boolFill) fill(_ int, base unsafe.Pointer, stride uintptr, lo, hi int) 
 	return nulls
 }
 
-func (f *boolFill) array(nulls int) arrow.Array {
-	d := array.NewData(arrow.FixedWidthTypes.Boolean, f.n, []*memory.Buffer{f.bits, f.vals}, nil, nulls, 0)
+func (f *boolFill) array(n, nulls int) arrow.Array {
+	d := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{f.bits, f.vals}, nil, nulls, 0)
 	defer d.Release()
 	return array.MakeFromData(d)
 }
@@ -139,21 +143,25 @@ func newReqFill[V ~int64 | ~float64](dt arrow.DataType, off uintptr, n int) *req
 	return f
 }
 
-func (f *reqFill[V]) fill(_ int, base unsafe.Pointer, stride uintptr, lo, hi int) int {
+func (f *reqFill[V]) fill(_ int, src unsafe.Pointer, stride uintptr, lo, hi int) int {
 	v := f.v
 	for i := lo; i < hi; i++ {
-		v[i] = *(*V)(unsafe.Add(base, uintptr(i)*stride+f.off))
+		v[i] = *(*V)(unsafe.Add(src, uintptr(i-lo)*stride+f.off))
 	}
 	return 0
 }
 
-func (f *reqFill[V]) array(int) arrow.Array {
-	d := array.NewData(f.dt, len(f.v), []*memory.Buffer{nil, f.vals}, nil, 0, 0)
+func (f *reqFill[V]) array(n, _ int) arrow.Array {
+	d := array.NewData(f.dt, n, []*memory.Buffer{nil, f.vals}, nil, 0, 0)
 	defer d.Release()
 	return array.MakeFromData(d)
 }
 
 func timeMicro(t time.Time) arrow.Timestamp { return arrow.Timestamp(t.UnixMicro()) }
+
+// microTime is timeMicro's inverse, as the table's readers give it
+// (colDef.read): the instant in UTC.
+func microTime(t arrow.Timestamp) time.Time { return time.UnixMicro(int64(t)).UTC() }
 
 // blockColumns builds the columns of rows that have a filler for the
 // blocked pass (colDef.fixed; with dict set, also the dictionary-encoded
@@ -179,10 +187,9 @@ func blockColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []
 	if len(fills) == 0 {
 		return out
 	}
-	var base unsafe.Pointer
 	var stride uintptr
 	if n > 0 {
-		base, stride = unsafe.Pointer(unsafe.SliceData(rows)), unsafe.Sizeof(rows[0])
+		stride = unsafe.Sizeof(rows[0])
 	}
 	nulls := make([][]int, parts)
 	forEachParallel(parts, parts > 1, func(p int) {
@@ -194,7 +201,7 @@ func blockColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []
 		for b := lo; b < hi; b += blockRows {
 			e := min(b+blockRows, hi)
 			for k, f := range fills {
-				nulls[p][k] += f.fill(p, base, stride, b, e)
+				nulls[p][k] += f.fill(p, unsafe.Pointer(&rows[b]), stride, b, e)
 			}
 		}
 	})
@@ -203,7 +210,7 @@ func blockColumns[R any](table string, cols []colDef[R], rows []R, dict bool) []
 		for p := range nulls {
 			total += nulls[p][k]
 		}
-		out[which[k]] = f.array(total)
+		out[which[k]] = f.array(n, total)
 	}
 	return out
 }
@@ -254,33 +261,15 @@ func newDictFill(off uintptr, opt bool, n, parts int) *dictFill {
 	return f
 }
 
-func (f *dictFill) fill(part int, base unsafe.Pointer, stride uintptr, lo, hi int) int {
+func (f *dictFill) fill(part int, src unsafe.Pointer, stride uintptr, lo, hi int) int {
 	if f.lo[part] < 0 {
 		f.lo[part] = lo
 	}
 	f.hi[part] = hi
-	d, idx := &f.dicts[part], f.idx
-	nulls := 0
-	if !f.opt {
-		for i := lo; i < hi; i++ {
-			idx[i] = d.index(*(*string)(unsafe.Add(base, uintptr(i)*stride+f.off)))
-		}
-		return 0
-	}
-	b := f.bits.Bytes()
-	for i := lo; i < hi; i++ {
-		o := (*Opt[string])(unsafe.Add(base, uintptr(i)*stride+f.off))
-		if !o.Valid {
-			nulls++
-			continue
-		}
-		bitutil.SetBit(b, i)
-		idx[i] = d.index(o.V)
-	}
-	return nulls
+	return f.fillWith(&f.dicts[part], src, stride, lo, hi)
 }
 
-func (f *dictFill) array(nulls int) arrow.Array {
+func (f *dictFill) array(n, nulls int) arrow.Array {
 	g := &f.dicts[0]
 	for p := 1; p < len(f.dicts); p++ {
 		vals := f.dicts[p].vals
@@ -297,5 +286,5 @@ func (f *dictFill) array(nulls int) arrow.Array {
 			}
 		}
 	}
-	return g.array(f.n, f.bits, f.idxBuf, nulls)
+	return g.array(n, f.bits, f.idxBuf, nulls)
 }

@@ -15,6 +15,9 @@ func sameRun(a, b Run) bool {
 
 // finish runs the dataset-wide checks once every input is read.
 func (l *loader) finish() {
+	if st := l.ds.runStore; st != nil && len(st.holes) > 0 {
+		l.rowRuns() // rejected or repeated records left holes in the columns
+	}
 	if l.dupSame > 0 {
 		l.warn("", "dropped %d runs repeated with identical content (the same input read twice?)", l.dupSame)
 	}
@@ -29,11 +32,15 @@ func (l *loader) finish() {
 // runs move only when an earlier one was dropped.
 func (l *loader) checkTasks() {
 	ds := l.ds
+	if l.opt.Strict {
+		l.rowRuns() // runs may be dropped
+	}
 	unknown := map[string]map[string]int{}
 	var dropped []taskStretch
-	l.stretches = taskStretches(ds.Runs)
+	l.stretches = l.taskStretches()
 	for _, s := range l.stretches {
-		r := &ds.Runs[s.lo]
+		head := l.taskHead(s.lo)
+		r := &head
 		if _, ok := l.cat.Lookup(r.Benchmark, r.TaskID); ok || !l.cat.HasBenchmark(r.Benchmark) {
 			continue
 		}
@@ -81,6 +88,32 @@ func (l *loader) checkTasks() {
 	for _, b := range sortedKeys(unknown) {
 		l.warn("", "benchmark %s: %d tasks not in the catalog (%s); their scores cannot be normalized from raw values", b, len(unknown[b]), strings.Join(sortedKeys(unknown[b]), ", "))
 	}
+}
+
+// taskStretches is taskStretches of the dataset's runs, wherever they are
+// kept.
+func (l *loader) taskStretches() []taskStretch {
+	if st := l.ds.runStore; st != nil {
+		return st.stretches()
+	}
+	return taskStretches(l.ds.Runs)
+}
+
+// runAt is run i of the dataset, wherever the runs are kept (a copy).
+func (l *loader) runAt(i int) Run {
+	if st := l.ds.runStore; st != nil {
+		return st.row(i)
+	}
+	return l.ds.Runs[i]
+}
+
+// taskHead is what the task checks read of run i, the first of a stretch:
+// its benchmark, task_id and task_family (all of it, from Runs).
+func (l *loader) taskHead(i int) Run {
+	if st := l.ds.runStore; st != nil {
+		return st.taskHead(i)
+	}
+	return l.ds.Runs[i]
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -145,8 +178,8 @@ func (l *loader) fillElapsed() {
 	base := make(map[string]time.Time, len(first))
 	var fromFirst []string
 	for _, id := range sortedKeys(first) {
-		if j, ok := l.runIndexOf(id); ok && ds.Runs[j].StartedAt.Valid {
-			base[id] = ds.Runs[j].StartedAt.V
+		if j, ok := l.runIndexOf(id); ok && l.runAt(j).StartedAt.Valid {
+			base[id] = l.runAt(j).StartedAt.V
 		} else {
 			base[id] = ds.Scores[first[id]].ScoredAt.V
 			fromFirst = append(fromFirst, id)
@@ -200,17 +233,35 @@ func compactStrings(s []string) []string {
 func (l *loader) runIndexOf(id string) (int, bool) {
 	// runIndex indexes ds.Runs before checkTasks compacts it; rebuild lazily.
 	if l.runIndexStale {
-		l.runIndex.reset(len(l.ds.Runs))
-		for i, r := range l.ds.Runs {
-			h := l.runIndex.hashOf(r.RunID)
-			if _, dup := l.runIndex.get(r.RunID, h); !dup {
-				l.runIndex.put(h, i)
-			}
-		}
-		l.runIndexStale = false
+		l.rebuildRunIndex()
 	}
 	i, ok := l.runIndex.get(id, l.runIndex.hashOf(id))
 	return i, ok
+}
+
+// rebuildRunIndex indexes ds.Runs anew (after runs moved).
+func (l *loader) rebuildRunIndex() {
+	l.runIndex.reset(len(l.ds.Runs))
+	for i, r := range l.ds.Runs {
+		h := l.runIndex.hashOf(r.RunID)
+		if _, dup := l.runIndex.get(r.RunID, h); !dup {
+			l.runIndex.put(h, i)
+		}
+	}
+	l.runIndexStale = false
+}
+
+// rowRuns turns runs kept as columns (a write-only load) into Runs, before
+// a reader or check that works on Runs.
+func (l *loader) rowRuns() {
+	st := l.ds.runStore
+	if st == nil {
+		return
+	}
+	l.ds.rowRuns()
+	if len(st.holes) > 0 {
+		l.rebuildRunIndex() // the runs after a hole moved down
+	}
 }
 
 // buildTasks makes the tasks table: every catalog task of each benchmark
@@ -226,10 +277,11 @@ func (l *loader) buildTasks() {
 		}
 	}
 	if l.stretches == nil {
-		l.stretches = taskStretches(ds.Runs)
+		l.stretches = l.taskStretches()
 	}
 	for _, s := range l.stretches {
-		r := &ds.Runs[s.lo]
+		head := l.taskHead(s.lo)
+		r := &head
 		if seen[r.Benchmark] == nil {
 			seen[r.Benchmark] = map[string]Run{}
 		}

@@ -136,6 +136,7 @@ func (l *loader) addRun(r *Run, st *InputStats) {
 
 // addRunHashed is addRun for a run whose id hashes to h (runIDIndex.hashOf).
 func (l *loader) addRunHashed(r *Run, h uint64, st *InputStats) {
+	l.rowRuns()
 	if i, dup := l.runIndex.getOrPut(r.RunID, h, len(l.ds.Runs)); dup {
 		prev := &l.ds.Runs[i]
 		if sameRun(*prev, *r) {

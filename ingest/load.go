@@ -27,6 +27,14 @@ type Options struct {
 	Catalog   *Catalog          // task catalog; nil means the built-in catalogs
 	FS        fs.FS             // if set, paths are read from this file system (e.g. the embedded demo study)
 
+	// WriteOnly says the dataset will only be passed to WriteDataset (as
+	// `rdeval ingest` does). Load may then keep the runs of JSON Lines
+	// files as the runs table's columns rather than as Runs (run_store.go):
+	// Dataset.Runs is then nil and Dataset.NumRuns counts them. The file
+	// written is the same; run timestamps are held to the microsecond, the
+	// table's resolution, for the elapsed times filled into score logs.
+	WriteOnly bool
+
 	// Inspect logs.
 	Scorer     string             // the scorer whose value becomes the score (default: the first by name)
 	TaskIDFrom string             // task id: "task/sample" (default), "sample" or "task"
@@ -55,6 +63,25 @@ type Dataset struct {
 	Warnings []Warning
 	Rejected []Rejected
 	Errors   []*Error // one per rejected record (and per unreadable file)
+
+	runStore *runStore // the runs, when a write-only load kept them as columns (Runs is then nil)
+}
+
+// NumRuns is the number of runs: len(Runs), or the rows of the columns a
+// write-only load (Options.WriteOnly) kept them in.
+func (d *Dataset) NumRuns() int {
+	if d.runStore != nil {
+		return d.runStore.n
+	}
+	return len(d.Runs)
+}
+
+// rowRuns turns runs kept as columns into Runs.
+func (d *Dataset) rowRuns() {
+	if d.runStore != nil {
+		d.Runs = d.runStore.rows()
+		d.runStore = nil
+	}
 }
 
 // Err returns an *InputErrors when any record was rejected, else nil.
@@ -75,7 +102,7 @@ type loader struct {
 		task  string
 		score float64
 	}
-	runIndex *runIDIndex // run_id → index in ds.Runs
+	runIndex *runIDIndex // run_id → index in ds.Runs (or row of ds.runStore)
 	dupSame  int         // identical duplicate runs dropped
 
 	runIndexStale bool
@@ -126,6 +153,7 @@ func (in *interner) intern(b []byte) string {
 // growRuns makes room for the runs a file is likely to hold, estimated from
 // its size and the length of its first line.
 func (l *loader) growRuns(s *source, firstLen int) {
+	l.rowRuns()
 	if s.size <= 0 || s.isGzip || firstLen <= 0 {
 		return
 	}
@@ -188,7 +216,12 @@ func Load(paths []string, opt Options) (*Dataset, error) {
 // newLoader returns a loader with an empty dataset.
 func newLoader(opt Options) *loader {
 	l := &loader{opt: opt, ds: &Dataset{}, humanRef: map[string]float64{}}
-	l.runIndex = newRunIDIndex(func(i int) string { return l.ds.Runs[i].RunID })
+	l.runIndex = newRunIDIndex(func(i int) string {
+		if st := l.ds.runStore; st != nil {
+			return st.ids[i]
+		}
+		return l.ds.Runs[i].RunID
+	})
 	return l
 }
 
@@ -438,6 +471,7 @@ func (l *loader) readTableFile(s *source, st *InputStats, read func(*os.File, in
 		l.fileErr(s.path, &Error{File: s.path, Msg: err.Error()})
 		return
 	}
+	l.rowRuns()
 	st.RowsRead = len(sink.runs) + len(sink.scores) + len(sink.tasks)
 	st.RowsKept = st.RowsRead
 	for _, r := range sink.runs {

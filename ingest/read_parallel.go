@@ -69,7 +69,7 @@ func isFault(r any) bool {
 // copied. It hashes the file as it goes. An over-long line is sent as the
 // error of the last chunk; a fault, because the file became shorter, as a
 // last chunk marked fault.
-func mappedLines(s *source, rest []byte, base int64, target int, send func(*chunk)) {
+func mappedLines(s *source, rest []byte, base int64, target, align int, send func(*chunk)) {
 	next := func() *chunk {
 		c, ok := mappedChunkPool.Get().(*chunk)
 		if !ok {
@@ -118,7 +118,7 @@ func mappedLines(s *source, rest []byte, base int64, target int, send func(*chun
 			c.recs = append(c.recs, chunkRec{off: pos - win, end: e - win, line: s.line, lastNoNL: !s.lastNL})
 		}
 		pos = after
-		if pos-win >= target {
+		if pos-win >= target && len(c.recs)%align == 0 {
 			s.hashMapped(base + int64(pos))
 			flush(pos, nil)
 		}
@@ -198,6 +198,7 @@ type lineChunker struct {
 	c      *chunk
 	send   func(*chunk)
 	target int // bytes per chunk; 0: chunkBytes
+	align  int // if set, every chunk but the last holds a multiple of align records
 }
 
 // chunkTarget is the chunk size for a file of size bytes: chunkBytes, or
@@ -227,7 +228,7 @@ func (lc *lineChunker) add(line []byte, lineNo int, lastNoNL, multi bool) {
 	if limit == 0 {
 		limit = chunkBytes
 	}
-	if len(lc.c.buf) >= limit {
+	if len(lc.c.buf) >= limit && (lc.align == 0 || len(lc.c.recs)%lc.align == 0) {
 		lc.flush(nil)
 	}
 }
@@ -266,12 +267,7 @@ func slotChunks[T any](s *source, have []T, limit int, table *[]T, send func(*ch
 	return func(c *chunk) {
 		if !grown && len(c.recs) > 0 {
 			grown = true
-			if s.size > 0 && !s.isGzip {
-				raw := len(c.buf) + len(c.recs) // a copied chunk's lines lack their newlines
-				if c.mapped {
-					raw = len(c.buf)
-				}
-				est := int(float64(s.size)/float64(raw)*float64(len(c.recs))*1.05) + 16
+			if est := recordEstimate(s, c); est > 0 {
 				*table = slices.Grow(have, min(est, limit))
 				prefault(*table)
 			}
@@ -285,6 +281,59 @@ func slotChunks[T any](s *source, have []T, limit int, table *[]T, send func(*ch
 	}
 }
 
+// storeChunks wraps send for a read into a run store (a write-only load):
+// at the first chunk with records it sets *store to have, the dataset's
+// store, or else to a new store sized from that chunk (recordEstimate) and
+// reserves its first segment for the parse workers (runStore.reserve);
+// then it gives each chunk that fits the reserved rows its rows
+// (chunk.base; -1 for the others, whose runs the merge appends). It runs
+// on the reading goroutine, before any worker or the merge sees the chunk.
+func storeChunks(s *source, have *runStore, store **runStore, send func(*chunk)) func(*chunk) {
+	next, room := 0, 0
+	return func(c *chunk) {
+		if *store == nil && len(c.recs) > 0 {
+			*store = have
+			if have == nil {
+				est := recordEstimate(s, c)
+				*store = newRunStore(min(max(est, 1<<16), 10_000_000))
+				if est > 0 {
+					room = (*store).reserve()
+				}
+			}
+		}
+		c.base = -1
+		if next+len(c.recs) <= room && len(c.recs) > 0 {
+			c.base = next
+		}
+		next += len(c.recs)
+		send(c)
+	}
+}
+
+// recordEstimate is the number of records s likely holds, from the mean
+// length of the records of c, its first chunk with records (+5 %; see
+// slotChunks), or 0 when s's size is unknown.
+func recordEstimate(s *source, c *chunk) int {
+	if s.size <= 0 || s.isGzip || len(c.recs) == 0 {
+		return 0
+	}
+	raw := len(c.buf) + len(c.recs) // a copied chunk's lines lack their newlines
+	if c.mapped {
+		raw = len(c.buf)
+	}
+	return int(float64(s.size)/float64(raw)*float64(len(c.recs))*1.05) + 16
+}
+
+// runItem is what a parse worker tells the merge of one record besides
+// the run itself.
+type runItem struct {
+	hash     uint64 // of the run's id, for the duplicate check
+	err      *Error
+	text     []byte
+	hasHuman bool
+	human    float64
+}
+
 // readJSONLParallel is the parallel form of readJSONL's runs path.
 //
 // Runs are parsed straight into the dataset's table where it has room
@@ -293,31 +342,36 @@ func slotChunks[T any](s *source, have []T, limit int, table *[]T, send func(*ch
 // over it (addRunHashed); a run after a rejected or duplicate record is
 // moved down. Chunks past the estimate are parsed into the worker's own
 // buffer and appended.
+//
+// A write-only load (Options.WriteOnly) that has no runs as Runs keeps
+// them as columns instead (run_store.go): every chunk is parsed into a
+// worker's own buffer, and the merge appends its kept runs to the
+// columns (mergeColumnar).
 func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, reader string) {
-	type item struct {
-		hash     uint64 // of the run's id, for the duplicate check
-		err      *Error
-		text     []byte
-		hasHuman bool
-		human    float64
-	}
+	type item = runItem
 	type result struct {
 		rowsRead int
 		items    []item
 		runs     []Run // the chunk's runs, in the table or in own (own: recycled)
 		own      bool
 		unknown  map[string]int
-		fault    bool // the mapped file became shorter while the chunk was parsed
+		fault    bool      // the mapped file became shorter while the chunk was parsed
+		fill     chunkFill // (columnar) what the worker filled of the store's rows
 	}
 	var itemBufs, runBufs sync.Pool // the workers' slices, recycled after the merge
 	var table []Run                 // the grown table (set before the first chunk is sent)
+	columnar := l.opt.WriteOnly && (l.ds.runStore != nil || len(l.ds.Runs) == 0)
+	var store *runStore // the columns (columnar; set before the first chunk is sent)
 	produce := func(send func(*chunk)) {
-		lc := lineChunker{send: slotChunks(s, l.ds.Runs, 10_000_000, &table, send), target: chunkTarget(s.size)}
+		lc := lineChunker{send: slotChunks(s, l.ds.Runs, 10_000_000, &table, send), target: chunkTarget(s.size), align: 1}
+		if columnar {
+			lc.send, lc.align = storeChunks(s, l.ds.runStore, &store, send), 64
+		}
 		line, lineNo := first, s.line
 		if rest := s.mapRest(first); rest != nil {
 			// rest starts with the first line again, so that the first
 			// chunk is a whole one: slotChunks sizes the table from it.
-			mappedLines(s, rest, s.size-int64(len(rest)), chunkTarget(s.size), lc.send)
+			mappedLines(s, rest, s.size-int64(len(rest)), chunkTarget(s.size), lc.align, lc.send)
 			return
 		}
 		for {
@@ -339,6 +393,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 	}
 	newWorker := func() func(*chunk) result {
 		rp := l.newRunLineParser(s.path, reader, &interner{})
+		cw := &colWorker{}
 		return func(c *chunk) (res result) {
 			if c.mapped {
 				defer func() {
@@ -358,7 +413,7 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 			} else {
 				res.items = make([]item, n)
 			}
-			if c.base >= 0 {
+			if c.base >= 0 && !columnar {
 				res.runs = table[c.base : c.base+n : c.base+n]
 			} else if r, ok := runBufs.Get().(*[]Run); ok && cap(*r) >= n {
 				res.runs, res.own = (*r)[:n], true
@@ -376,6 +431,9 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 				}
 				it.hasHuman, it.human = rp.hasHuman, rp.human
 				it.hash = l.runIndex.hashOf(res.runs[i].RunID)
+			}
+			if columnar && c.base >= 0 {
+				res.fill = store.fillChunk(cw, res.runs, c.base)
 			}
 			res.unknown, rp.unknown = rp.unknown, map[string]int{}
 			return res
@@ -401,7 +459,15 @@ func (l *loader) readJSONLParallel(s *source, st *InputStats, first []byte, read
 			adopted = true
 		}
 		st.RowsRead += res.rowsRead
-		for i := range res.items {
+		rowItems := res.items // merged here into the Runs
+		if columnar {
+			if len(c.recs) > 0 {
+				l.ds.runStore = store // set before the chunk was sent, and not since
+			}
+			l.mergeColumnar(c, res.items, res.runs, res.fill, st)
+			rowItems = nil
+		}
+		for i := range rowItems {
 			it := &res.items[i]
 			if it.err != nil {
 				l.reject(st, it.err, it.text)

@@ -102,6 +102,7 @@ func (l *loader) rexTableRow(s *source, st *InputStats, header []string) (func([
 		}
 		cell := fw + "|" + model + "|" + normalizeHint(hint) + "|" + task + "|"
 		if i, dup := l.runIndex.get(cell+"1", l.runIndex.hashOf(cell+"1")); dup {
+			l.rowRuns()
 			prev := l.ds.Runs[i]
 			return &Error{Line: line, Field: header[taskCol], Msg: fmt.Sprintf("duplicate cell %s / %s / %s / %s (first at %s:%d)", fw, model, hint, task, prev.SourceFile, prev.SourceLine)}
 		}

@@ -78,7 +78,15 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		m.Warnings = []Warning{}
 	}
 	ext := "." + opt.Format
+	if opt.Format != FormatParquet {
+		ds.rowRuns() // the Arrow IPC writer takes Runs
+	}
 	runCols := runColsFor(ds.Runs)
+	runGroup := blockedColumns(TableRuns, runCols, ds.Runs)
+	if st := ds.runStore; st != nil { // a write-only load's runs, as columns
+		runCols = st.columns()
+		runGroup = st.group(runCols)
+	}
 	runSchema := schemaOf(TableRuns, runCols, opt.Version)
 	scoreSchema := ScoreLogSchema(opt.Version)
 	tables := []struct {
@@ -88,9 +96,9 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		rec    func() arrow.RecordBatch // the whole table (Arrow IPC)
 		group  rowGroupColumns          // the columns of rows [lo, hi) (Parquet)
 	}{
-		{TableRuns, runSchema, len(ds.Runs),
+		{TableRuns, runSchema, ds.NumRuns(),
 			func() arrow.RecordBatch { return buildRecord(runSchema, runCols, ds.Runs) },
-			blockedColumns(TableRuns, runCols, ds.Runs)},
+			runGroup},
 		{TableScoreLog, scoreSchema, len(ds.Scores),
 			func() arrow.RecordBatch { return scoreLogRecord(scoreSchema, ds.Scores) },
 			blockedColumns(TableScoreLog, scoreCols, ds.Scores)},

@@ -84,6 +84,9 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
+	// The dataset only goes to WriteDataset: Load may keep the runs as
+	// Parquet-ready columns (ingest.Options.WriteOnly).
+	iopt.WriteOnly = opts.Format == ingest.FormatParquet
 	ds, err := opts.Input.Read(opts.Inputs, iopt)
 	if err != nil {
 		return err
