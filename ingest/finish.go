@@ -90,11 +90,11 @@ func (l *loader) checkTasks() {
 	}
 }
 
-// taskStretches is taskStretches of the dataset's runs, wherever they are
-// kept.
+// taskStretches is taskStretches of the dataset's Runs or, for runs kept
+// as columns, the store's taskGroups (one per task, with its count).
 func (l *loader) taskStretches() []taskStretch {
 	if st := l.ds.runStore; st != nil {
-		return st.stretches()
+		return st.taskGroups()
 	}
 	return taskStretches(l.ds.Runs)
 }

@@ -355,11 +355,10 @@ func (s *runStore) group(cols []colDef[Run]) rowGroupColumns {
 			case runIDCol:
 				return stringArray(s.ids[lo:hi], nil, func(id *string) string { return *id })
 			case filesEditedCol:
-				lists := g.lists
-				if lists == nil {
-					lists = make([][]string, g.n)
+				if g.lists == nil { // all null (METR), from rows that take no memory
+					return stringListArray(make([]struct{}, g.n), func(*struct{}) []string { return nil })
 				}
-				return stringListArray(lists[:g.n], func(l *[]string) []string { return *l })
+				return stringListArray(g.lists[:g.n], func(l *[]string) []string { return *l })
 			default:
 				return g.fills[ci].array(g.n, g.nulls[ci])
 			}
@@ -367,36 +366,46 @@ func (s *runStore) group(cols []colDef[Run]) rowGroupColumns {
 	}
 }
 
-// stretches are the store's taskStretches: a new stretch where the
-// (benchmark, task_id) pair's dictionary indices change, or across a
-// segment boundary where its strings do.
-func (s *runStore) stretches() []taskStretch {
+// taskGroups gives one taskStretch per (benchmark, task_id) pair of the
+// rows, in order of first occurrence: lo is the pair's first row and
+// hi−lo its number of rows, all that checkTasks and buildTasks read of
+// the stretches when no run is dropped (--strict takes Runs). The pairs
+// are told apart by their dictionary indices within a segment, by their
+// strings across segments; METR ×100 has 85,000 stretches but 83 pairs.
+func (s *runStore) taskGroups() []taskStretch {
 	var out []taskStretch
-	start := 0
+	global := map[[2]string]int{} // pair → index in out
 	for k, g := range s.segs {
 		b, t := g.fills[benchmarkCol].(*dictFill), g.fills[taskIDCol].(*dictFill)
-		lo := k * s.segRows
-		if k > 0 && g.n > 0 {
-			pb, pt := s.segs[k-1].fills[benchmarkCol].(*dictFill), s.segs[k-1].fills[taskIDCol].(*dictFill)
-			last := s.segs[k-1].n - 1
-			b0, _ := b.value(0)
-			t0, _ := t.value(0)
-			pb0, _ := pb.value(last)
-			pt0, _ := pt.value(last)
-			if b0 != pb0 || t0 != pt0 {
-				out = append(out, taskStretch{start, lo})
-				start = lo
+		local := map[[2]int32]int{} // dictionary indices → index in out
+		last, lastAt, counted := [2]int32{-1, -1}, -1, 0
+		flush := func() {
+			if lastAt >= 0 {
+				out[lastAt].hi += counted
 			}
 		}
-		for j := 1; j < g.n; j++ {
-			if b.idx[j] != b.idx[j-1] || t.idx[j] != t.idx[j-1] {
-				out = append(out, taskStretch{start, lo + j})
-				start = lo + j
+		for j := range g.n {
+			key := [2]int32{b.idx[j], t.idx[j]}
+			if key == last {
+				counted++
+				continue
 			}
+			flush()
+			at, ok := local[key]
+			if !ok {
+				bs, _ := b.value(j)
+				ts, _ := t.value(j)
+				if at, ok = global[[2]string{bs, ts}]; !ok {
+					at = len(out)
+					global[[2]string{bs, ts}] = at
+					row := k*s.segRows + j
+					out = append(out, taskStretch{row, row})
+				}
+				local[key] = at
+			}
+			last, lastAt, counted = key, at, 1
 		}
-	}
-	if s.n > 0 {
-		out = append(out, taskStretch{start, s.n})
+		flush()
 	}
 	return out
 }

@@ -61,10 +61,25 @@ func TestRunStoreRows(t *testing.T) {
 			t.Errorf("column %s changed: same = %v, want %v", c.field.Name, got, want)
 		}
 	}
+	// One task group per (benchmark, task_id), at its first run, with its
+	// number of runs, in order of first occurrence.
+	var want []taskStretch
+	at := map[[2]string]int{}
+	for i, r := range runs {
+		k := [2]string{r.Benchmark, r.TaskID}
+		if _, ok := at[k]; !ok {
+			at[k] = len(want)
+			want = append(want, taskStretch{i, i})
+		}
+		want[at[k]].hi++
+	}
+	if got := st.taskGroups(); !reflect.DeepEqual(got, want) {
+		t.Errorf("taskGroups = %v\nwant %v", got, want)
+	}
 	// The Parquet bytes equal the blocked pass's over the same runs.
 	cols := st.columns()
-	want := writeParquetBytes(t, cols, len(runs), blockedColumns(TableRuns, runColsFor(runs), runs))
-	if got := writeParquetBytes(t, cols, st.n, st.group(cols)); string(got) != string(want) {
+	wantPQ := writeParquetBytes(t, cols, len(runs), blockedColumns(TableRuns, runColsFor(runs), runs))
+	if got := writeParquetBytes(t, cols, st.n, st.group(cols)); string(got) != string(wantPQ) {
 		t.Error("the store's Parquet bytes differ from the blocked pass's")
 	}
 }
