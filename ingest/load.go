@@ -103,6 +103,7 @@ type loader struct {
 		score float64
 	}
 	runIndex *runIDIndex // run_id → index in ds.Runs (or row of ds.runStore)
+	touched  uint64      // keeps runIDIndex.touch's loads
 	dupSame  int         // identical duplicate runs dropped
 
 	runIndexStale bool

@@ -23,6 +23,7 @@ func (l *loader) mergeColumnar(c *chunk, items []runItem, runs []Run, fill chunk
 		l.runIndex.reset(store.est)
 	}
 	if c.base >= 0 {
+		l.touched += l.runIndex.touch(func(k int) uint64 { return items[k].hash }, len(items))
 		store.settle(fill, c.base, len(items))
 		for i := range items {
 			if !l.mergeRun(store, &items[i], &runs[i], c.base+i, st, nil) {
