@@ -111,6 +111,7 @@ type runLineParser struct {
 	own        Run
 	lineNo     int
 	unescaped  []byte // fastSet's buffer for decoding escaped strings
+	idArena    []byte // fastSet's run ids are carved from it (idString)
 	humanScore cell
 	hasHuman   bool
 	human      float64

@@ -99,7 +99,9 @@ func newRunStore(est int) *runStore {
 func (s *runStore) reserve() int {
 	g := s.newSegment()
 	s.segs = append(s.segs, g)
-	s.ids = make([]string, g.cap)
+	s.ids = make([]string, 0, g.cap)
+	adviseHugeSlice(s.ids)
+	s.ids = s.ids[:g.cap]
 	return g.cap
 }
 
