@@ -178,8 +178,12 @@ func (l *loader) fillElapsed() {
 	base := make(map[string]time.Time, len(first))
 	var fromFirst []string
 	for _, id := range sortedKeys(first) {
-		if j, ok := l.runIndexOf(id); ok && l.runAt(j).StartedAt.Valid {
-			base[id] = l.runAt(j).StartedAt.V
+		var start Opt[time.Time]
+		if j, ok := l.runIndexOf(id); ok {
+			start = l.runAt(j).StartedAt
+		}
+		if start.Valid {
+			base[id] = start.V
 		} else {
 			base[id] = ds.Scores[first[id]].ScoredAt.V
 			fromFirst = append(fromFirst, id)

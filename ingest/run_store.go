@@ -16,14 +16,20 @@ import (
 // on this project's machines fresh memory costs 0.4–0.9 ms per MB to map
 // and clear, and the kernel's clearing of the run table's pages was 15 %
 // of the ingest's CPU (perf, docs/performance.md). Here the parse workers
-// fill a small recycled []Run per chunk, as before, and the merge
-// (readJSONLParallel), which takes the chunks in file order, appends each
-// chunk's kept runs to the columns with the blocked pass's fillers
-// (columns_blocked.go) before the buffer is reused. Filling in file order
-// on one goroutine numbers each dictionary column in order of first
-// occurrence, as the blocked pass's merge of its parts does, so the
+// parse each chunk into a small recycled []Run, as before, and then fill
+// the chunk's rows of the store with the blocked pass's fillers
+// (columns_blocked.go): the reading goroutine gives each chunk its rows of
+// the first segment, sized from the file (storeChunks), and every chunk
+// but the last holds a multiple of 64 records, so that no two workers
+// write one word of a bitmap. Dictionary columns are numbered by each
+// worker and renumbered by the merge, which takes the chunks in file
+// order (settle), so that each dictionary is in order of first
+// occurrence, as the blocked pass's merge of its parts makes it: the
 // Parquet bytes are those of the Run table's path
-// (TestWriteOnlyMatchesRows).
+// (TestWriteOnlyMatchesRows). Rows past the first segment's room (a short
+// estimate, a compressed file, a second file) are appended by the merge
+// (append). A rejected or repeated record leaves a hole in the workers'
+// rows; Load then goes on with Runs (rows).
 //
 // Rows are kept in segments of rowGroupRows rows, one per row group of
 // the runs file. Run ids are kept as strings, for the duplicate check
@@ -248,18 +254,23 @@ func (s *runStore) at(i int) (*runSegment, int) { return s.segs[i/s.segRows], i 
 
 // row returns row i as a Run, as the table's readers read it back.
 func (s *runStore) row(i int) Run {
-	g, j := s.at(i)
 	var r Run
+	s.rowInto(i, &r)
+	return r
+}
+
+// rowInto stores row i into *r, a zero Run.
+func (s *runStore) rowInto(i int, r *Run) {
+	g, j := s.at(i)
 	for _, f := range g.fills {
 		if f != nil {
-			f.get(j, unsafe.Pointer(&r))
+			f.get(j, unsafe.Pointer(r))
 		}
 	}
 	r.RunID = s.ids[i]
 	if g.lists != nil {
 		r.FilesEdited = g.lists[j]
 	}
-	return r
 }
 
 // taskHead is row i's benchmark, task_id and task_family (what the task
@@ -298,7 +309,7 @@ func (s *runStore) rows() []Run {
 	forEachParallel(len(s.segs), len(s.segs) > 1, func(k int) {
 		lo := k * s.segRows
 		for j := range s.segs[k].n {
-			out[lo+j] = s.row(lo + j)
+			s.rowInto(lo+j, &out[lo+j])
 		}
 	})
 	if len(s.holes) == 0 {
