@@ -50,7 +50,10 @@
 //
 // Readers stream: lines are parsed in place (internal/jsonline for JSON
 // Lines, internal/csvline for CSV), so a 10 MB line or a 10^7-row score log
-// costs no more than its own bytes.
+// costs no more than its own bytes. Plain JSON Lines runs files of 1 MiB
+// or more are mapped and parsed in parallel (read_parallel.go); with
+// Options.WriteOnly, as `rdeval ingest` sets it, their runs go straight
+// into the runs table's columns (run_store.go) and Dataset.Runs stays nil.
 //
 // # Bad input
 //
