@@ -15,8 +15,9 @@ import (
 // Invariants on any input: Load never panics or fails as a whole; every
 // record read is kept or rejected (identical duplicates count as kept);
 // every error names the file, and a record error its line within the file;
-// a dataset without errors writes and reads back; and the parallel
-// readers give the serial read's dataset.
+// a dataset without errors writes and reads back; the parallel readers
+// give the serial read's dataset; and a write-only load writes the same
+// files.
 
 const seedMETR = `{"run_id":"mp4-server_205615","task_id":"ai_rd_fix_embedding\/main","score":0.0000072849,"time_limit":1800,"started_at":1734070031112,"completed_at":1734071923976,"task_family":"ai_rd_fix_embedding","alias":"Claude 3 Opus","model":"c3o","fatal_error_from":"usageLimits","human_minutes":556.6,"human_score":1.045,"human_source":"baseline","dollar_equivalent":null,"total_tokens":null,"score_binarized":0,"equal_task_weight":0.0003442341,"invsqrt_task_weight":0.0005578143}`
 
@@ -70,6 +71,38 @@ func checkLoad(t *testing.T, name string, data []byte) {
 		}
 		if !sameDataset(par, ds) {
 			t.Fatalf("parallel read differs from the serial read:\n%s", firstDiff(par, ds))
+		}
+	}()
+	// A write-only load (Options.WriteOnly: JSON Lines runs kept as the
+	// runs table's columns, filled by the parse workers from a mapped
+	// file) holds the same dataset once its runs are turned back into
+	// Runs, and its runs table's Parquet bytes are the Runs' (written in
+	// memory: WriteDataset's fsyncs would slow every execution tenfold).
+	func() {
+		withParallel(t, 2, 0, 64)
+		defer func(m int64) { mapMinBytes = m }(mapMinBytes)
+		mapMinBytes = 0
+		rowDS, err := Load([]string{path}, Options{})
+		if err != nil {
+			t.Fatalf("Load failed as a whole: %v", err)
+		}
+		colDS, err := Load([]string{path}, Options{WriteOnly: true})
+		if err != nil {
+			t.Fatalf("write-only Load failed as a whole: %v", err)
+		}
+		if colDS.NumRuns() != rowDS.NumRuns() {
+			t.Fatalf("write-only load: %d runs, want %d", colDS.NumRuns(), rowDS.NumRuns())
+		}
+		if st := colDS.runStore; st != nil && st.n > 0 {
+			rowCols, colCols := runColsFor(rowDS.Runs), st.columns()
+			want := writeParquetBytes(t, rowCols, len(rowDS.Runs), blockedColumns(TableRuns, rowCols, rowDS.Runs))
+			if got := writeParquetBytes(t, colCols, st.n, st.group(colCols)); string(got) != string(want) {
+				t.Fatal("write-only load: the runs table's Parquet bytes differ")
+			}
+		}
+		colDS.rowRuns()
+		if !sameDataset(colDS, rowDS) {
+			t.Fatalf("write-only load differs:\n%s", firstDiff(colDS, rowDS))
 		}
 	}()
 	for _, in := range ds.Inputs {
