@@ -140,7 +140,7 @@ func probeVariant(out string, userNS bool) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = o.Dest
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sandboxProcAttr()
 	name := strings.Join(argv[:slices.Index(argv, "--")], " ")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: %v: %s", name, err, oneLine(string(b), 200))
@@ -321,7 +321,7 @@ func whiteout(root *os.Root, q string) error {
 		return err
 	}
 	defer f.Close()
-	return syscall.Mknodat(int(f.Fd()), name, syscall.S_IFCHR, 0)
+	return mknodWhiteout(int(f.Fd()), name)
 }
 
 // worktreeMode decides how the batch makes work trees: WorktreeOverlay for

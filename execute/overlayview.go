@@ -102,7 +102,7 @@ func isWhiteout(fi fs.FileInfo) bool {
 func isOpaque(p string) bool {
 	buf := make([]byte, 8)
 	for _, name := range []string{"trusted.overlay.opaque", "user.overlay.opaque"} {
-		if n, err := syscall.Getxattr(p, name, buf); err == nil && n == 1 && buf[0] == 'y' {
+		if n, err := getxattr(p, name, buf); err == nil && n == 1 && buf[0] == 'y' {
 			return true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,9 @@ func DetectSandbox(allowNone bool) (string, error) {
 		if exec.Command(p, append(unshareArgs(), "true")...).Run() == nil {
 			return SandboxUnshare, nil
 		}
+	}
+	if runtime.GOOS != "linux" {
+		return "", fmt.Errorf("%w (sandboxed runs need Linux namespaces; on %s, run rdeval execute on a Linux machine or in a Linux container)", ErrNoSandbox, runtime.GOOS)
 	}
 	return "", ErrNoSandbox
 }
@@ -189,7 +193,7 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 		return res, err
 	}
 	cmd := &exec.Cmd{Path: path, Args: argv, Dir: c.Dir, Env: c.Env, Stdout: outW, Stderr: errW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sandboxProcAttr()
 	start := time.Now()
 	err = cmd.Start()
 	outW.Close()
