@@ -73,6 +73,41 @@ func (e *InputErrors) Error() string {
 	return fmt.Sprintf("%d bad records; first: %s", len(e.Errs), e.Errs[0])
 }
 
+// Summary counts the errors by kind, for a command's last line: "2 bad
+// records", "1 input rejected as a whole" (an error of a whole file: missing,
+// unreadable, of no known format), or both.
+func (e *InputErrors) Summary() string {
+	files := e.FileErrors()
+	records := len(e.Errs) - files
+	var parts []string
+	if files > 0 {
+		parts = append(parts, countOf(files, "input", "inputs")+" rejected as a whole")
+	}
+	if records > 0 || files == 0 {
+		parts = append(parts, countOf(records, "bad record", "bad records"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// FileErrors is the number of errors that concern a whole file (Line 0)
+// rather than one of its records.
+func (e *InputErrors) FileErrors() int {
+	n := 0
+	for _, err := range e.Errs {
+		if err.Line == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // Format writes the first max errors, one per line, and a count of the rest.
 func (e *InputErrors) Format(max int) string {
 	var b strings.Builder

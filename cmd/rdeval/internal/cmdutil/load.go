@@ -235,7 +235,7 @@ func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 func ReportLoadError(io *iostreams.IO, err error) error {
 	if ie, ok := err.(*ingest.InputErrors); ok {
 		fmt.Fprint(io.ErrOut, ie.Format(20))
-		return &BadInputError{Err: fmt.Errorf("%d bad records; fix the input (see the errors above)", len(ie.Errs))}
+		return &BadInputError{Err: fmt.Errorf("%s; fix the input (see the errors above)", ie.Summary())}
 	}
 	return err
 }

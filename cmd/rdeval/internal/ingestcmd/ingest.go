@@ -99,8 +99,12 @@ func Run(opts *Options) error {
 		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 	if err := ds.Err(); err != nil && !opts.SkipBad {
-		fmt.Fprint(w, err.(*ingest.InputErrors).Format(20))
-		return &cmdutil.BadInputError{Err: fmt.Errorf("%s; nothing written. Fix the input, or pass --skip-bad to write the good records and %s", plural(len(ds.Errors), "error"), filepath.Join(opts.OutDir, "rejected.jsonl"))}
+		ie := err.(*ingest.InputErrors)
+		fmt.Fprint(w, ie.Format(20))
+		if ie.FileErrors() == len(ie.Errs) { // no bad record: --skip-bad would not help
+			return &cmdutil.BadInputError{Err: fmt.Errorf("%s; nothing written (see the errors above)", ie.Summary())}
+		}
+		return &cmdutil.BadInputError{Err: fmt.Errorf("%s; nothing written. Fix the input, or pass --skip-bad to write the good records and %s", ie.Summary(), filepath.Join(opts.OutDir, "rejected.jsonl"))}
 	}
 	if len(ds.Errors) > 0 {
 		fmt.Fprint(w, (&ingest.InputErrors{Errs: ds.Errors}).Format(20))
@@ -117,11 +121,4 @@ func Run(opts *Options) error {
 	}
 	fmt.Fprintf(w, "wrote %s\n", filepath.Join(opts.OutDir, "manifest.json"))
 	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -111,7 +111,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		if ie, ok := err.(*ingest.InputErrors); ok {
 			fmt.Fprint(opts.IO.ErrOut, ie.Format(20))
-			return &cmdutil.BadInputError{Err: fmt.Errorf("%d bad records; nothing written", len(ie.Errs))}
+			return &cmdutil.BadInputError{Err: fmt.Errorf("%s; nothing written. Fix the input (see the errors above)", ie.Summary())}
 		}
 		return err
 	}
