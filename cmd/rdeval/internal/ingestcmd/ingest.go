@@ -93,7 +93,7 @@ func Run(opts *Options) error {
 	}
 	w := opts.IO.ErrOut
 	for _, in := range ds.Inputs {
-		fmt.Fprintf(w, "read %s (%s): %d records, %d kept, %d rejected\n", in.Path, in.Reader, in.RowsRead, in.RowsKept, in.RowsRejected)
+		fmt.Fprintf(w, "read %s (%s): %s, %d kept, %d rejected\n", in.Path, in.Reader, records(in.RowsRead), in.RowsKept, in.RowsRejected)
 	}
 	for _, wn := range ds.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)
@@ -117,8 +117,16 @@ func Run(opts *Options) error {
 		fmt.Fprintf(w, "wrote %s (%d rows)\n", filepath.Join(opts.OutDir, o.Path), o.Rows)
 	}
 	if m.RejectedFile != "" {
-		fmt.Fprintf(w, "wrote %s (%d rejected records)\n", filepath.Join(opts.OutDir, m.RejectedFile), m.RowsRejected)
+		fmt.Fprintf(w, "wrote %s (%d rejected)\n", filepath.Join(opts.OutDir, m.RejectedFile), m.RowsRejected)
 	}
 	fmt.Fprintf(w, "wrote %s\n", filepath.Join(opts.OutDir, "manifest.json"))
 	return nil
+}
+
+// records is "1 record" or "N records".
+func records(n int) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return fmt.Sprintf("%d records", n)
 }
