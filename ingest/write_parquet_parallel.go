@@ -275,7 +275,7 @@ func allNulls(arr arrow.Array) bool { return arr.Data().NullN() == arr.Len() }
 // nullable (it does not when the array has no nulls).
 //
 // A slice whose null count is unknown is nullable to pqarrow whatever its
-// nulls; its levels are read from the validity bitmap a word at a time,
+// nulls; its levels are read from the validity bitmap a byte at a time,
 // and shared when they are all 0 (a column of nulls: METR has 14 such runs
 // columns, whose levels were built one IsValid at a time in about 3 ms
 // each at METR ×100).
