@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -63,8 +64,16 @@ func applyCascade(ctx context.Context, dir string, data []byte, p *Patch, scratc
 	if err := reset(); err != nil {
 		return ApplyNone, err
 	}
+	// The fallbacks read the patch their own way (GNU patch takes context
+	// diffs, ed scripts and sections go-gitdiff skips as garbage): they get
+	// only what vetting parsed, written anew from go-gitdiff's files.
+	vetted, err := vettedPatch(data, p)
+	if err != nil {
+		ae.Msg += "; not given to git apply or patch: " + err.Error()
+		return ApplyNone, ae
+	}
 	patchFile := filepath.Join(scratch, "apply.diff")
-	if err := os.WriteFile(patchFile, data, 0o600); err != nil {
+	if err := os.WriteFile(patchFile, vetted, 0o600); err != nil {
 		return ApplyNone, err
 	}
 	defer os.Remove(patchFile)
@@ -83,7 +92,6 @@ func applyCascade(ctx context.Context, dir string, data []byte, p *Patch, scratc
 		return c.CombinedOutput()
 	}
 	var out []byte
-	var err error
 	if out, err = git("init", "-q"); err == nil {
 		if out, err = git("add", "-A"); err == nil {
 			out, err = git("apply", "--3way", "--whitespace=nowarn", patchFile)
@@ -293,4 +301,34 @@ func planGo(data []byte, p *Patch, read0 func(p string) (*fileState, error)) ([]
 		}
 	}
 	return order, overlay, nil
+}
+
+// vettedPatch is the patch as vetting parsed it, written anew file by file
+// by go-gitdiff (git's format): nothing that vetting did not see reaches
+// an applier.
+func vettedPatch(data []byte, p *Patch) ([]byte, error) {
+	files, _, err := gitdiff.Parse(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) != len(p.Files) {
+		return nil, errors.New("the patch parses differently from vetting")
+	}
+	var b bytes.Buffer
+	for i, f := range files {
+		if got, want := filePath(f), p.Files[i].Path; got != want {
+			return nil, fmt.Errorf("file %d is %q here and %q to vetting", i+1, got, want)
+		}
+		b.WriteString(f.String())
+	}
+	return b.Bytes(), nil
+}
+
+// filePath is the path a go-gitdiff file leaves: its new name, or its old
+// one when deleted.
+func filePath(f *gitdiff.File) string {
+	if f.IsDelete {
+		return f.OldName
+	}
+	return f.NewName
 }

@@ -148,6 +148,11 @@ func fakeDev(t *testing.T, names ...string) string {
 			t.Fatal(err)
 		}
 	}
+	// bwrap binds the nodes as uid 65534 under a root driver (as it finds
+	// /dev's): it must reach them.
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
 	return dir
 }
 
@@ -163,7 +168,7 @@ func TestGPUDeviceBinds(t *testing.T) {
 	if got := gpuDeviceBinds(h, nil); got != nil {
 		t.Errorf("no GPUs: %v", got)
 	}
-	args := strings.Join(bwrapArgs("/w", nil, got), " ")
+	args := strings.Join(bwrapConfig{Work: "/w", Devices: got}.args(), " ")
 	if !strings.Contains(args, "--dev /dev --dev-bind "+dev+"/nvidia5 /dev/nvidia5 --dev-bind "+dev+"/nvidiactl /dev/nvidiactl") {
 		t.Errorf("bwrap args: %s", args)
 	}

@@ -99,7 +99,7 @@ func readWorkFile(work workTree, rel string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", rel)
+		return nil, fmt.Errorf("%s: not a regular file (%s)", rel, fi.Mode().Type())
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxMetricFile+1))
 	if err != nil {

@@ -50,26 +50,23 @@ type overlayMount struct {
 // prefix is the command line that mounts the overlay and then execs the
 // command line that follows it.
 func (o *overlayMount) prefix() []string {
-	// No redirects and no metadata-only copy-ups, whatever the kernel's
-	// defaults: mergedTree reads upper and lower by the plain rules.
-	opts := "lowerdir=" + o.Lower + ",upperdir=" + o.Upper + ",workdir=" + o.Work + ",redirect_dir=nofollow,metacopy=off"
 	a := []string{"unshare", "--mount", "--propagation", "private"}
 	if o.UserNS {
-		opts += ",userxattr"
 		a = []string{"unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"}
 	}
-	return append(a, "--", "sh", "-c", overlayScript, "rdeval-overlay", opts, o.Dest)
+	return append(a, "--", "sh", "-c", overlayScript, "rdeval-overlay", o.options(), o.Dest)
 }
 
-// bwrapExtra are bwrap options the overlay needs: in a user namespace
-// made by unshare --map-root-user, a nested one that maps the driver's
-// uid and gid back, so that agent code runs as the driver's user (not as
-// root) as it does without the overlay.
-func (o *overlayMount) bwrapExtra() []string {
-	if !o.UserNS {
-		return nil
+// options are the overlay's mount options. No redirects and no
+// metadata-only copy-ups, whatever the kernel's defaults: mergedTree reads
+// upper and lower by the plain rules. bwrap's own user namespace (uid
+// 65534, see bwrapConfig.args) sits inside the one of a UserNS mount.
+func (o *overlayMount) options() string {
+	opts := "lowerdir=" + o.Lower + ",upperdir=" + o.Upper + ",workdir=" + o.Work + ",redirect_dir=nofollow,metacopy=off"
+	if o.UserNS {
+		opts += ",userxattr"
 	}
-	return []string{"--unshare-user", "--uid", strconv.Itoa(os.Getuid()), "--gid", strconv.Itoa(os.Getgid())}
+	return opts
 }
 
 // overlaySafePath reports whether p can appear in overlayfs mount options:
@@ -133,9 +130,21 @@ func probeVariant(out string, userNS bool) error {
 	if err := syscall.Mknod(filepath.Join(o.Upper, "gone"), syscall.S_IFCHR, 0); err != nil {
 		return fmt.Errorf("make a whiteout: %w", err)
 	}
+	if dropsPrivileges() {
+		for _, d := range []string{o.Lower, o.Upper} {
+			if err := chownTree(d); err != nil {
+				return err
+			}
+		}
+	}
 	script := `test ! -e gone && test "$(cat keep)" = keep && echo new > new && rm keep && test ! -e keep && test "$(id -u)" = "$1"`
-	argv := append(append(append(o.prefix(), "bwrap"), bwrapArgs(o.Dest, []string{dir}, nil)...), o.bwrapExtra()...)
-	argv = append(argv, "--", "sh", "-c", script, "probe", strconv.Itoa(os.Getuid()))
+	c := &command{Sandbox: SandboxBwrap, Dir: o.Dest, Hide: []string{dir}, Overlay: o}
+	argv, st, err := c.bwrapArgv()
+	defer st.remove()
+	if err != nil {
+		return err
+	}
+	argv = append(argv, "--", "sh", "-c", script, "probe", strconv.Itoa(sandboxUID))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -203,6 +212,12 @@ func (c *baseCache) get(out, repo, commit string) (string, error) {
 	}
 	final := filepath.Join(baseDir(out), commit)
 	if fi, err := os.Lstat(final); err == nil && fi.IsDir() {
+		if dropsPrivileges() {
+			// Agent code (uid 65534) writes through the overlay.
+			if err := chownTreeIfRoot(final); err != nil {
+				return "", err
+			}
+		}
 		c.path = final
 		return final, nil
 	}
@@ -220,6 +235,12 @@ func (c *baseCache) get(out, repo, commit string) (string, error) {
 	if _, err := Checkout(repo, commit, tmp); err != nil {
 		os.RemoveAll(tmp)
 		return "", err
+	}
+	if dropsPrivileges() {
+		if err := chownTree(tmp); err != nil {
+			os.RemoveAll(tmp)
+			return "", err
+		}
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		os.RemoveAll(tmp)

@@ -133,9 +133,9 @@ func TestWorktreeModesOps(t *testing.T) {
 repo: repo
 base_commit: main
 setup: test ! -e README.md && test ! -e model.py
-env: {DRIVER_UID: "`+strconv.Itoa(os.Getuid())+`"}
+env: {SANDBOX_UID: "`+strconv.Itoa(sandboxUID)+`"}
 run: |
-  test "$(id -u)" = "$DRIVER_UID" || exit 5
+  test "$(id -u)" = "$SANDBOX_UID" || exit 5
   test ! -e README.md && test ! -e model.py && test -f toy_model.py && test -x run.sh &&
   test "$(cat newpkg/sub/x.py)" = "X = 42" && test -f experiment.py || exit 3
   mkdir -p locked/in && touch locked/in/f && chmod 000 locked/in locked
@@ -508,13 +508,19 @@ func TestOverlayMountVariants(t *testing.T) {
 			os.Mkdir(d, 0o755)
 		}
 		os.WriteFile(filepath.Join(o.Lower, "base.txt"), []byte("base\n"), 0o644)
+		if dropsPrivileges() {
+			chownTree(o.Lower)
+		}
+		if err := prepareWorkTree(o.Dest, o); err != nil {
+			t.Fatal(err)
+		}
 		logf := filepath.Join(dir, "log")
 		c := &command{Sandbox: SandboxBwrap, Script: `cat base.txt && echo hi > f && rm base.txt && id -u`, Dir: o.Dest,
 			Env: []string{"PATH=" + os.Getenv("PATH")}, Stdout: logf, Stderr: logf, Deadline: time.Now().Add(20 * time.Second),
 			Hide: []string{dir}, Overlay: o}
 		res, err := c.run(t.Context())
 		out, _ := os.ReadFile(logf)
-		if err != nil || res.ExitCode != 0 || string(out) != "base\n"+strconv.Itoa(os.Getuid())+"\n" {
+		if err != nil || res.ExitCode != 0 || string(out) != "base\n"+strconv.Itoa(sandboxUID)+"\n" {
 			t.Errorf("userNS=%v: %v exit %d, output %q", userNS, err, res.ExitCode, out)
 		}
 		if b, err := os.ReadFile(filepath.Join(o.Upper, "f")); err != nil || string(b) != "hi\n" {

@@ -18,8 +18,10 @@ import (
 // run's upper folder, read as the kernel's overlayfs merged them
 // (mergedTree).
 type workTree interface {
-	// open opens the regular file at the slash-separated path rel,
-	// following symbolic links that stay inside the tree.
+	// open opens the file at the slash-separated path rel without blocking
+	// (O_NONBLOCK: a FIFO opens at once) and refuses a symbolic link as its
+	// last element; folders on the way may be links that stay inside the
+	// tree. Callers check with fstat that it is a regular file.
 	open(rel string) (*os.File, error)
 	// keepMatches returns the regular files (not symbolic links) matching
 	// the slash-separated glob, as (rel, host path) pairs.
@@ -35,7 +37,11 @@ func (d dirTree) open(rel string) (*os.File, error) {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(rel))
+	name := filepath.FromSlash(rel)
+	if fi, err := root.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s: a symbolic link (not followed)", rel)
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, errors.Unwrap(err))
 	}
@@ -273,7 +279,7 @@ func (m mergedTree) readDir(rel string) ([]string, error) {
 }
 
 func (m mergedTree) open(rel string) (*os.File, error) {
-	host, fi, err := m.lookup(rel, true)
+	host, fi, err := m.lookup(rel, false)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -281,10 +287,10 @@ func (m mergedTree) open(rel string) (*os.File, error) {
 		}
 		return nil, err
 	}
-	if fi.IsDir() {
-		return os.Open(host)
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s: a symbolic link (not followed)", rel)
 	}
-	return os.OpenFile(host, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	return os.OpenFile(host, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }
 
 // hasMeta reports whether a glob element has any of filepath.Match's

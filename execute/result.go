@@ -61,6 +61,11 @@ type Result struct {
 	// Kept are the files copied out by the spec's keep globs, relative to
 	// the run folder's keep/.
 	Kept []string `json:"kept,omitempty"`
+	// KeepErrors say why files matching the keep globs were not kept.
+	KeepErrors []string `json:"keep_errors,omitempty"`
+	// WorkSanitized lists what was removed or changed in a kept work tree
+	// (--keep-work): .git entries the run made, setuid and setgid bits.
+	WorkSanitized []string `json:"work_sanitized,omitempty"`
 }
 
 // Manifest is RUNDIR/manifest.json: the task and every run planned.

@@ -3,12 +3,10 @@ package execute
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -84,14 +82,17 @@ type Summary struct {
 func (s *Summary) Counts() map[string]int {
 	m := map[string]int{}
 	for _, r := range s.Results {
-		m[r.Outcome]++
+		if r != nil { // a batch stopped early did not reach every run
+			m[r.Outcome]++
+		}
 	}
 	return m
 }
 
 type plannedRun struct {
 	ManifestRun
-	data []byte
+	data []byte // nil when the patch is larger than MaxPatchBytes
+	size int64
 }
 
 // PatchFiles expands files and folders into the list of patch files: a
@@ -155,6 +156,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	default:
 		return nil, fmt.Errorf("execute: unknown backend %q (want local, docker, podman or slurm)", opts.Backend)
 	}
+	if opts.Backend == BackendDocker || opts.Backend == BackendPodman {
+		if err := checkEngine(ctx, opts.Backend); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Backend == BackendSlurm {
 		// Slurm grants GPUs (--gres) and CPUs on its nodes.
 	} else if s.GPUs > len(opts.GPUs) {
@@ -209,12 +215,10 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	var plan []plannedRun
 	seen := map[string]bool{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, sha, size, err := readPatchFile(f)
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(data)
-		sha := hex.EncodeToString(sum[:])
 		side, err := readPatchMeta(f)
 		if err != nil {
 			return nil, err
@@ -230,7 +234,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 					continue // the same patch content given twice
 				}
 				seen[id] = true
-				plan = append(plan, plannedRun{ManifestRun{RunID: id, PatchFile: f, PatchSHA256: sha, Seed: seed, Repeat: rep, PatchMeta: meta}, data})
+				plan = append(plan, plannedRun{ManifestRun{RunID: id, PatchFile: f, PatchSHA256: sha, Seed: seed, Repeat: rep, PatchMeta: meta}, data, size})
 			}
 		}
 	}
@@ -353,6 +357,9 @@ func updateManifest(out string, s *Spec, commit, sandbox, backend, version, work
 		if m.Commit != commit {
 			return fmt.Errorf("%s: base commit was %s, is now %s: use another --out", out, m.Commit, commit)
 		}
+		if m.Sandbox != "" && m.Sandbox != sandbox || m.Backend != "" && m.Backend != backend {
+			return fmt.Errorf("%s was run under sandbox %s (backend %s), not %s (backend %s): a run folder is resumed only under the sandbox and backend it was made with; use another --out", out, m.Sandbox, m.Backend, sandbox, backend)
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -430,6 +437,10 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 		}
 		return r, false, nil
 	}
+	if p.data == nil {
+		r.Outcome, r.Reason = OutcomePatchFailed, fmt.Sprintf("patch is %d bytes, larger than the %d-byte limit (MaxPatchBytes): not read, not applied", p.size, MaxPatchBytes)
+		return finish()
+	}
 	if err := os.WriteFile(filepath.Join(dir, "patch.diff"), p.data, 0o644); err != nil {
 		return nil, false, err
 	}
@@ -503,6 +514,11 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 		}
 	}
 	r.ApplyMethod = method
+	if opts.Sandbox == SandboxBwrap && opts.Backend == BackendLocal {
+		if err := prepareWorkTree(work, ov); err != nil {
+			return nil, false, fmt.Errorf("preparing the work tree for the sandbox: %w", err)
+		}
+	}
 
 	// GPUs and CPUs of its own for the time the commands run (Slurm
 	// grants them on its nodes instead).
@@ -552,11 +568,13 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	if opts.Backend == BackendDocker || opts.Backend == BackendPodman {
 		r.Sandbox = opts.Backend
 	}
+	mounts := append(append([]string(nil), s.Mounts...), toolchainMounts()...)
 	mk := func(phase, script, stdout, stderr string, deadline time.Time) *command {
 		return &command{Sandbox: opts.Sandbox, Script: script, Dir: work, Env: env,
 			Stdout: stdout, Stderr: stderr, Deadline: deadline, Hide: hide,
 			Devices: devices, CPUs: cpus, Limits: limits, Backend: opts.Backend, Image: opts.Image,
-			Name: "rdeval-" + p.RunID + "-" + phase, GPUs: gpus, SlurmGPUs: s.GPUs, SlurmCPUs: s.CPUs, Overlay: ov}
+			Name: "rdeval-" + p.RunID + "-" + phase, GPUs: gpus, SlurmGPUs: s.GPUs, SlurmCPUs: s.CPUs, Overlay: ov,
+			Mounts: mounts}
 	}
 	deadline := time.Now().Add(s.Timeout)
 	var cr commandResult
@@ -595,12 +613,23 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	r.WallS, r.CPUS, r.MaxRSSKB, r.LogsTruncated = setupWall+cr.Wall.Seconds(), setupCPU+cr.CPU.Seconds(), cr.MaxRSSKB, cr.Truncated
 	r.PeakTasks, r.PeakRSSKB = max(r.PeakTasks, cr.PeakTasks), max(r.PeakRSSKB, cr.PeakRSS>>10)
 
+	if opts.KeepWork {
+		kept := work
+		if ov != nil {
+			kept = ov.Upper
+		}
+		notes, err := sanitizeTree(kept)
+		if err != nil {
+			return nil, false, fmt.Errorf("sanitizing the kept work tree: %w", err)
+		}
+		r.WorkSanitized = notes
+	}
 	vals, merrs := extractMetrics(s, filepath.Join(dir, "stdout.log"), tree)
 	r.Metrics = vals
 	if len(merrs) > 0 {
 		r.MetricErrors = merrs
 	}
-	r.Kept = keepFiles(s.Keep, tree, filepath.Join(dir, "keep"))
+	r.Kept, r.KeepErrors = keepFiles(s.Keep, tree, filepath.Join(dir, "keep"))
 	switch {
 	case cr.TimedOut:
 		r.Outcome, r.Reason = OutcomeTimeout, fmt.Sprintf("ran past the %v timeout", s.Timeout)
@@ -621,23 +650,45 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	default:
 		r.Outcome, r.Reason = s.Success.Judge(vals)
 	}
+	if cr.Truncated {
+		note := fmt.Sprintf("logs truncated: %d bytes of stdout and %d of stderr dropped from the middle (the first %d MiB and last %d MiB are kept)",
+			cr.DroppedOut, cr.DroppedErr, (MaxLogBytes-logTail)>>20, logTail>>20)
+		if r.Reason == "" {
+			r.Reason = note
+		} else {
+			r.Reason += "; " + note
+		}
+	}
 	return finish()
 }
 
 // keepFiles copies the regular files matching the globs from the work
-// tree into dst, keeping their relative paths; it returns them, sorted.
-// Symbolic links are not followed.
-func keepFiles(globs []string, work workTree, dst string) []string {
-	var kept []string
+// tree into dst, keeping their relative paths; it returns them, sorted,
+// and why others were not kept (a FIFO, a symbolic link, a file over the
+// keep limits: see copyKept).
+func keepFiles(globs []string, work workTree, dst string) ([]string, []string) {
+	var kept, errs []string
+	budget := int64(maxKeepTotal)
 	for _, g := range globs {
 		for _, m := range work.keepMatches(g) {
-			if copyFile(m[1], filepath.Join(dst, filepath.FromSlash(m[0]))) == nil {
-				kept = append(kept, m[0])
+			target := filepath.Join(dst, filepath.FromSlash(m[0]))
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				errs = append(errs, err.Error())
+				continue
 			}
+			n, err := copyKept(m[1], target, m[0], budget)
+			if err != nil {
+				if !errors.Is(err, fs.ErrExist) { // matched by two globs
+					errs = append(errs, err.Error())
+				}
+				continue
+			}
+			budget -= n
+			kept = append(kept, m[0])
 		}
 	}
 	sort.Strings(kept)
-	return kept
+	return kept, errs
 }
 
 // removeWork removes the run folder dir's work tree: the checkout, or the
@@ -656,26 +707,6 @@ func removeWork(dir string, keep bool) error {
 		}
 	}
 	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // oneLine shortens s to one line of at most n bytes.

@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,76 +34,61 @@ const (
 	killGrace = 5 * time.Second
 )
 
-// ErrNoSandbox is returned by DetectSandbox when neither bubblewrap nor
-// unshare can isolate commands on this machine.
-var ErrNoSandbox = errors.New("no sandbox available: install bubblewrap (apt-get install bubblewrap), or pass --no-sandbox to run agent code unconfined")
+// ErrNoSandbox is returned by DetectSandbox when bubblewrap cannot confine
+// commands on this machine. There is no weaker fallback: agent code runs
+// unconfined only when the user passes UnconfinedFlag.
+var ErrNoSandbox = errors.New("no sandbox available: rdeval execute runs agent code only inside bubblewrap (install it with: apt-get install bubblewrap), or, giving up every protection, with " + UnconfinedFlag)
 
 // DetectSandbox returns the sandbox used for runs: bubblewrap when it can
-// create its namespaces here, else unshare(1) when running as root, else
-// none when allowNone is set, else ErrNoSandbox. It runs a trivial command
-// to check.
-func DetectSandbox(allowNone bool) (string, error) {
-	if allowNone {
+// create its namespaces here (under a root driver, started through
+// setpriv as uid 65534 after staging its mounts), else ErrNoSandbox with
+// what failed. With unconfined (the user's explicit opt-in) it returns
+// SandboxUnshare where unshare(1) can at least cut the network (root), else
+// SandboxNone, without trying bwrap. It runs a trivial command to check.
+func DetectSandbox(unconfined bool) (string, error) {
+	if unconfined {
+		if p, err := exec.LookPath("unshare"); err == nil && os.Geteuid() == 0 {
+			if exec.Command(p, append(unshareArgs(), "true")...).Run() == nil {
+				return SandboxUnshare, nil
+			}
+		}
 		return SandboxNone, nil
-	}
-	if p, err := exec.LookPath("bwrap"); err == nil {
-		args := append(bwrapArgs(os.TempDir(), nil, nil), "--", "true")
-		if exec.Command(p, args...).Run() == nil {
-			return SandboxBwrap, nil
-		}
-	}
-	if p, err := exec.LookPath("unshare"); err == nil && os.Geteuid() == 0 {
-		if exec.Command(p, append(unshareArgs(), "true")...).Run() == nil {
-			return SandboxUnshare, nil
-		}
 	}
 	if runtime.GOOS != "linux" {
 		return "", fmt.Errorf("%w (sandboxed runs need Linux namespaces; on %s, run rdeval execute on a Linux machine or in a Linux container)", ErrNoSandbox, runtime.GOOS)
 	}
-	return "", ErrNoSandbox
-}
-
-// bwrapArgs confines a command to a read-only view of the host with a
-// private /tmp, /dev and /proc, no network, its own PID, IPC and UTS
-// namespaces, no capabilities, and work as the only writable folder.
-// There is no --new-session: stdin is /dev/null and no terminal is passed,
-// and staying in the driver's process group lets a timeout signal every
-// process; the PID namespace kills whatever is left when bwrap exits.
-//
-// hide are folders replaced by empty ones (the task folder, its repository
-// and the run folder, so that agent code reads neither gold values, the
-// repository's later history nor other runs); folders less than two
-// levels deep (/, /root, /home) are never hidden.
-//
-// devices are host device nodes (the assigned GPUs' /dev/nvidia* nodes)
-// bound with --dev-bind into the private /dev under their base name.
-func bwrapArgs(work string, hide, devices []string) []string {
-	var h []string
-	for _, d := range hide {
-		if d = filepath.Clean(d); filepath.IsAbs(d) && strings.Count(d, "/") >= 2 {
-			h = append(h, "--tmpfs", d)
+	if err := checkSandboxTools(); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoSandbox, err)
+	}
+	work, err := os.MkdirTemp("", "rdeval-probe-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(work)
+	c := &command{Sandbox: SandboxBwrap, Dir: work}
+	argv, st, err := c.bwrapArgv()
+	defer st.remove()
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoSandbox, err)
+	}
+	if dropsPrivileges() {
+		if err := os.Chown(work, sandboxUID, sandboxUID); err != nil {
+			return "", err
 		}
 	}
-	args := []string{
-		"--ro-bind", "/", "/",
-		"--dev", "/dev"}
-	for _, d := range devices {
-		args = append(args, "--dev-bind", d, "/dev/"+filepath.Base(d))
+	argv = append(argv, "--", "sh", "-c", `test "$(id -u)" = 65534 && echo ok > probe`)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = work
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w: bubblewrap does not start here: %v: %s", ErrNoSandbox, err, oneLine(string(out), 300))
 	}
-	return append(append(append(args,
-		"--proc", "/proc",
-		"--tmpfs", "/tmp",
-		"--tmpfs", "/var/tmp"), h...),
-		"--bind", work, work,
-		"--chdir", work,
-		"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-		"--hostname", "rdeval",
-		"--cap-drop", "ALL",
-		"--die-with-parent",
-	)
+	if b, err := os.ReadFile(filepath.Join(work, "probe")); err != nil || string(b) != "ok\n" {
+		return "", fmt.Errorf("%w: a write in the bubblewrap sandbox did not reach its work tree", ErrNoSandbox)
+	}
+	return SandboxBwrap, nil
 }
 
-// unshareArgs is the fallback as root: no network and its own PID
+// unshareArgs is the unconfined opt-in as root: no network and its own PID
 // namespace, but the host file system stays writable.
 func unshareArgs() []string {
 	return []string{"--net", "--fork", "--pid", "--mount-proc", "--kill-child"}
@@ -136,6 +122,14 @@ type command struct {
 	// SlurmGPUs and SlurmCPUs are the job's --gres=gpu:N and
 	// --cpus-per-task (BackendSlurm).
 	SlurmGPUs, SlurmCPUs int
+	// Mounts are host folders bound read-only into the bwrap sandbox (the
+	// spec's mounts: and the environment's toolchain roots).
+	Mounts []string
+	// StatusFD, set by run, is the descriptor of bwrap's status pipe.
+	StatusFD int
+	// stage is the staging folder of a root driver's bwrap command (see
+	// bwrapArgv), made by argv and removed by run.
+	stage *stage
 	// Overlay, for an overlay-mode run (bwrap only), is mounted at Dir in
 	// a mount namespace of the command's own before bwrap starts.
 	Overlay *overlayMount
@@ -156,6 +150,9 @@ type commandResult struct {
 	CPU       time.Duration
 	MaxRSSKB  int64
 	Truncated bool // a log hit MaxLogBytes
+	// DroppedOut and DroppedErr are the bytes of stdout and stderr dropped
+	// from the middle of their logs (see tailLog).
+	DroppedOut, DroppedErr int64
 }
 
 // run runs c and waits for it and for every process it started.
@@ -164,7 +161,18 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 		return c.runSlurm(ctx)
 	}
 	var res commandResult
+	var statusR, statusW *os.File
+	if c.Sandbox == SandboxBwrap && !c.container() {
+		var err error
+		if statusR, statusW, err = os.Pipe(); err != nil {
+			return res, err
+		}
+		defer statusR.Close()
+		defer statusW.Close()
+		c.StatusFD = 3 // ExtraFiles[0]
+	}
 	argv, err := c.argv()
+	defer c.stage.remove()
 	if err != nil {
 		return res, err
 	}
@@ -193,11 +201,29 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 		return res, err
 	}
 	cmd := &exec.Cmd{Path: path, Args: argv, Dir: c.Dir, Env: c.Env, Stdout: outW, Stderr: errW}
+	if statusW != nil {
+		cmd.ExtraFiles = []*os.File{statusW}
+		// Started from a folder uid 65534 may not reach: bwrap's own
+		// --chdir sets the command's folder.
+		cmd.Dir = "/"
+	}
 	cmd.SysProcAttr = sandboxProcAttr()
 	start := time.Now()
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
+	var status []byte
+	statusDone := make(chan struct{})
+	if statusW != nil {
+		statusW.Close()
+		go func() {
+			status, _ = io.ReadAll(io.LimitReader(statusR, 64<<10))
+			io.Copy(io.Discard, statusR)
+			close(statusDone)
+		}()
+	} else {
+		close(statusDone)
+	}
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -211,10 +237,9 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	}
 	wd := startWatchdog(wl, pgid, pgid)
 	var wg sync.WaitGroup
-	var truncOut, truncErr bool
 	wg.Add(2)
-	go func() { defer wg.Done(); truncOut = copyCapped(outF, outR, MaxLogBytes) }()
-	go func() { defer wg.Done(); truncErr = copyCapped(errF, errR, MaxLogBytes) }()
+	go func() { defer wg.Done(); res.DroppedOut = tailLog(outF, outR, MaxLogBytes) }()
+	go func() { defer wg.Done(); res.DroppedErr = tailLog(errF, errR, MaxLogBytes) }()
 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -257,7 +282,7 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	}
 	outR.Close()
 	errR.Close()
-	res.Truncated = truncOut || truncErr
+	res.Truncated = res.DroppedOut > 0 || res.DroppedErr > 0
 	if c.container() {
 		c.containerCleanup(&res)
 	}
@@ -273,6 +298,20 @@ func (c *command) run(ctx context.Context) (commandResult, error) {
 	}
 	if ctx.Err() != nil {
 		return res, ctx.Err()
+	}
+	if statusR != nil {
+		select {
+		case <-statusDone:
+		case <-time.After(killGrace):
+			statusR.Close() // held open by a process outside the group
+			<-statusDone
+		}
+		if !bytes.Contains(status, []byte(`"child-pid"`)) {
+			return res, &InfraError{What: "the bubblewrap sandbox did not start", Detail: lastLine(c.Stderr)}
+		}
+	}
+	if c.container() && res.ExitCode == 125 {
+		return res, &InfraError{What: c.Backend + " could not start the container (exit 125)", Detail: lastLine(c.Stderr)}
 	}
 	var ee *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &ee) {
@@ -304,14 +343,12 @@ func (c *command) argv() ([]string, error) {
 	inner := []string{"bash", "-c", limitPrelude(c.Limits, c.Sandbox == SandboxBwrap), "rdeval-limits", c.Script}
 	switch c.Sandbox {
 	case SandboxBwrap:
-		if c.Overlay != nil {
-			argv = append(argv, c.Overlay.prefix()...)
+		a, st, err := c.bwrapArgv()
+		if err != nil {
+			return nil, err
 		}
-		argv = append(append(argv, "bwrap"), bwrapArgs(c.Dir, c.Hide, c.Devices)...)
-		if c.Overlay != nil {
-			argv = append(argv, c.Overlay.bwrapExtra()...)
-		}
-		argv = append(argv, "--")
+		c.stage = st
+		argv = append(append(argv, a...), "--")
 	case SandboxUnshare:
 		argv = append(append(argv, "unshare"), unshareArgs()...)
 	case SandboxNone:
@@ -338,17 +375,6 @@ func (c *command) terminate(pgid int, done <-chan error) error {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		return <-done
 	}
-}
-
-// copyCapped copies r to w up to limit bytes and drains the rest; it
-// reports whether it dropped anything.
-func copyCapped(w io.Writer, r io.Reader, limit int64) bool {
-	n, _ := io.Copy(w, io.LimitReader(r, limit))
-	if n < limit {
-		return false
-	}
-	m, _ := io.Copy(io.Discard, r)
-	return m > 0
 }
 
 // sandboxEnv is the environment of a run: a few host variables that tools
@@ -390,4 +416,40 @@ func absDir(dir string) (string, error) {
 		return "", err
 	}
 	return filepath.EvalSymlinks(a)
+}
+
+// UnconfinedFlag is the rdeval execute flag that opts in to running agent
+// code without a confining sandbox.
+const UnconfinedFlag = "--unsafe-no-sandbox"
+
+// InfraError is a failure of the machinery around agent code: a container
+// engine that is down, an overlay that does not mount, a sandbox that does
+// not start. It stops the batch and writes no result for the run, so that
+// a resume runs it again: it is never the agent's failure.
+type InfraError struct {
+	What   string
+	Detail string // the command's last line of stderr, if any
+}
+
+func (e *InfraError) Error() string {
+	if e.Detail != "" {
+		return e.What + ": " + e.Detail
+	}
+	return e.What
+}
+
+// lastLine is the last non-empty line of the file at p (read from its
+// last 4 KiB), shortened to one line.
+func lastLine(p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 4096 {
+		f.Seek(fi.Size()-4096, io.SeekStart)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, 4096))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return oneLine(lines[len(lines)-1], 300)
 }

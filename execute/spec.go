@@ -59,6 +59,11 @@ type Spec struct {
 	// Keep are file globs, relative to the work tree, copied into the run
 	// folder after the run.
 	Keep []string
+	// Mounts are host folders the task needs besides the system's programs
+	// and libraries (a toolchain in /opt, a data set), bound read-only into
+	// the bwrap sandbox at the same path; nothing else of the host is
+	// visible there (docs/execute.md, "Threat model").
+	Mounts []string
 	// Success is the gold criterion.
 	Success Success
 }
@@ -205,6 +210,7 @@ type rawSpec struct {
 	Seeds      []int64              `yaml:"seeds"`
 	Metrics    map[string]Extractor `yaml:"metrics"`
 	Keep       []string             `yaml:"keep"`
+	Mounts     []string             `yaml:"mounts"`
 	Success    Success              `yaml:"success"`
 }
 
@@ -276,6 +282,13 @@ func ParseSpec(data []byte, baseDir string) (*Spec, error) {
 	}
 	s := &Spec{ID: raw.ID, BaseCommit: raw.BaseCommit, Setup: raw.Setup, Run: raw.Run,
 		Env: raw.Env, GPUs: raw.GPUs, Seeds: raw.Seeds, Metrics: raw.Metrics, Keep: raw.Keep, Success: raw.Success}
+	for _, m := range raw.Mounts {
+		c := filepath.Clean(m)
+		if !filepath.IsAbs(m) || c == "/" || strings.ContainsAny(m, "\x00\n") {
+			return fail("mounts %q: want an absolute host folder other than /", m)
+		}
+		s.Mounts = append(s.Mounts, c)
+	}
 	switch {
 	case raw.ID == "":
 		return fail("id is required")

@@ -137,3 +137,7 @@ func (q quietWriter) Write(p []byte) (int, error) {
 	}
 	return q.w.Write(p)
 }
+
+// Unfiltered is the stderr --quiet does not filter, for what a user must
+// always see (agent code running unconfined).
+func (q quietWriter) Unfiltered() io.Writer { return q.w }

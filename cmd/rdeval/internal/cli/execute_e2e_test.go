@@ -71,8 +71,8 @@ func TestExecuteIngestSuccessErrors(t *testing.T) {
 	rd := filepath.Join(t.TempDir(), "rd")
 	args := []string{"execute", "run", "--task", specPath, "--patches", filepath.Join(dir, "agent-a") + "," + filepath.Join(dir, "agent-b"), "--out", rd, "--jobs", "2", "--format", "json"}
 	if _, err := execute.DetectSandbox(false); err != nil {
-		t.Logf("no sandbox here (%v): --no-sandbox", err)
-		args = append(args, "--no-sandbox")
+		t.Logf("no sandbox here (%v): --unsafe-no-sandbox", err)
+		args = append(args, "--unsafe-no-sandbox")
 	}
 	code, out, stderr := run(t, args...)
 	if code > 1 {

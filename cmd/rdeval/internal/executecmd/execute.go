@@ -5,8 +5,8 @@ package executecmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	stdio "io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,17 +25,19 @@ import (
 
 // RunOptions are the parsed flags of `rdeval execute run`.
 type RunOptions struct {
-	IO        *iostreams.IO
-	Task      string
-	Patches   []string
-	Out       string
-	GPUs      string
-	Jobs      int
-	Repeats   int
-	Backend   string
-	Image     string
-	NoSandbox bool
-	KeepWork  bool
+	IO      *iostreams.IO
+	Task    string
+	Patches []string
+	Out     string
+	GPUs    string
+	Jobs    int
+	Repeats int
+	Backend string
+	Image   string
+	// Unconfined is the --unsafe-no-sandbox opt-in: agent code runs
+	// without bubblewrap (execute.UnconfinedFlag).
+	Unconfined bool
+	KeepWork   bool
 	// Worktree is auto (overlay work trees where they work) or checkout.
 	Worktree string
 	Format   string
@@ -85,11 +87,19 @@ patch, field by field over the flags.
 Re-running the same command skips runs whose result.json exists (the run id
 is task id, patch sha256 prefix, seed and repeat) and redoes unfinished ones.
 
-Sandbox: bubblewrap (Debian package bubblewrap) with a read-only root, a
-private /tmp, no network, its own PID namespace and no capabilities; the work
-tree is the only writable folder. Without a working bwrap, as root, unshare
---net --pid is used instead (no network, but writes are not confined). With
-neither, rdeval refuses to run agent code unless --no-sandbox is given.
+Sandbox: agent code runs only in bubblewrap (Debian package bubblewrap): as
+uid 65534 with no capabilities (under a root driver, on the host too), in a
+new session (no terminal to type into), without network, seeing only the
+system's programs and libraries (/usr, /etc without its secrets), the
+spec's mounts: and its work tree, the only writable host folder (mounted
+nosuid); $HOME, /root, /run, the task spec, other runs and patches are
+hidden. A kept work tree loses setuid bits and any .git the run made.
+Without a working bwrap nothing runs: rdeval exits 1 and says what is
+missing. --unsafe-no-sandbox runs agent code unconfined instead (it can
+read your files and write anywhere; as root, unshare still cuts the
+network); the choice is printed even with -q, recorded in result.json, and
+a run folder is never resumed under another sandbox. docs/execute.md,
+"Threat model", says what each backend protects.
 
 GPUs: for a task with gpus: N > 0, rdeval lists the GPUs with nvidia-smi
 (--gpus auto: all of them; --gpus 0,2: those nvidia-smi indexes or UUIDs;
@@ -162,7 +172,8 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 	fl.IntVar(&opts.Repeats, "repeats", 1, "runs per patch and seed")
 	fl.StringVar(&opts.Backend, "backend", "local", "where runs execute: local (sandbox here), docker, podman (the spec's image) or slurm (sbatch jobs)")
 	fl.StringVar(&opts.Image, "image", "", "container image for --backend docker|podman (default: the spec's image)")
-	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "run agent code unconfined when no sandbox works (dangerous: it can use the network and write anywhere)")
+	fl.BoolVar(&opts.Unconfined, strings.TrimPrefix(execute.UnconfinedFlag, "--"), false, "run agent code WITHOUT a sandbox: it can read your files (~/.ssh too) and write anywhere; never needed where bubblewrap works")
+	addRemovedNoSandbox(cmd)
 	fl.BoolVar(&opts.KeepWork, "keep-work", false, "keep each run's work tree, or with overlay work trees its upper folder (default: removed once result.json is written)")
 	fl.StringVar(&opts.Worktree, "worktree", "auto", "how run work trees are made: auto (an overlay of one cached base checkout where the bwrap sandbox can mount it, else a full checkout per run; RDEVAL_WORKTREE=checkout forces checkout) or checkout")
 	fl.StringVarP(&opts.Format, "format", "f", cmdutil.FormatTable, "output: table, json or csv (one row per run)")
@@ -193,7 +204,7 @@ func Run(opts *RunOptions) error {
 	}
 	sandbox := execute.SandboxNone
 	if opts.Backend == execute.BackendLocal || opts.Backend == execute.BackendSlurm {
-		if sandbox, err = pickSandbox(opts.IO, opts.NoSandbox); err != nil {
+		if sandbox, err = pickSandbox(opts.IO, opts.Unconfined); err != nil {
 			return err
 		}
 	}
@@ -304,20 +315,48 @@ func resolveGPUs(io *iostreams.IO, task string, spec *execute.Spec, flag string)
 	return gpus, nil
 }
 
-// pickSandbox detects the sandbox, warning on stderr when it is weak.
-func pickSandbox(io *iostreams.IO, noSandbox bool) (string, error) {
-	sandbox, err := execute.DetectSandbox(false)
-	if errors.Is(err, execute.ErrNoSandbox) && noSandbox {
-		sandbox, err = execute.SandboxNone, nil
-		fmt.Fprintln(io.ErrOut, "warning: no sandbox: agent code runs unconfined (--no-sandbox)")
-	}
+// pickSandbox detects the bubblewrap sandbox, or, with the unconfined
+// opt-in, takes none. The opt-in's notice goes to stderr unconditionally:
+// --quiet never hides that agent code runs unconfined.
+func pickSandbox(io *iostreams.IO, unconfined bool) (string, error) {
+	sandbox, err := execute.DetectSandbox(unconfined)
 	if err != nil {
 		return "", err
 	}
-	if sandbox == execute.SandboxUnshare {
-		fmt.Fprintln(io.ErrOut, "warning: bubblewrap unavailable: using unshare (no network, own PID namespace) but writes are not confined")
+	if unconfined {
+		how := "no network isolation either"
+		if sandbox == execute.SandboxUnshare {
+			how = "unshare cuts only the network and PID namespace"
+		}
+		fmt.Fprintf(unquiet(io), "UNCONFINED (%s): agent code runs without a sandbox and can read and write your files (%s)\n", execute.UnconfinedFlag, how)
 	}
 	return sandbox, nil
+}
+
+// unquiet is the stderr that --quiet does not filter.
+func unquiet(io *iostreams.IO) stdio.Writer {
+	if u, ok := io.ErrOut.(interface{ Unfiltered() stdio.Writer }); ok {
+		return u.Unfiltered()
+	}
+	return io.ErrOut
+}
+
+// addRemovedNoSandbox keeps the old --no-sandbox flag as an error: it once
+// fell back to running unconfined, which must now be asked for by name.
+func addRemovedNoSandbox(cmd *cobra.Command) {
+	var old bool
+	cmd.Flags().BoolVar(&old, "no-sandbox", false, "removed: see "+execute.UnconfinedFlag)
+	cmd.Flags().MarkHidden("no-sandbox")
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if old {
+			return cmdutil.Usagef("--no-sandbox was removed: agent code runs only inside bubblewrap (apt-get install bubblewrap); to run it unconfined anyway, pass %s", execute.UnconfinedFlag)
+		}
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

@@ -41,8 +41,8 @@ func TestExecuteRun(t *testing.T) {
 	specPath, patches := toy(t)
 	args := []string{"run", "--task", specPath, "--patches", patches, "--out", filepath.Join(t.TempDir(), "rd"), "--format", "json"}
 	if _, err := execute.DetectSandbox(false); err != nil {
-		t.Logf("no sandbox here (%v): running with --no-sandbox", err)
-		args = append(args, "--no-sandbox")
+		t.Logf("no sandbox here (%v): running with --unsafe-no-sandbox", err)
+		args = append(args, "--unsafe-no-sandbox")
 	}
 	out, errOut, err := run(t, args...)
 	if err != nil {
@@ -137,7 +137,7 @@ func TestExecuteGoldStatusMeta(t *testing.T) {
 	os.WriteFile(filepath.Join(patches, "good.diff.meta.json"), []byte(`{"agent": "aider o4", "hint": "hints"}`), 0o644)
 	sb := []string{}
 	if _, err := execute.DetectSandbox(false); err != nil {
-		sb = append(sb, "--no-sandbox")
+		sb = append(sb, "--unsafe-no-sandbox")
 	}
 	runDir := filepath.Join(t.TempDir(), "rd")
 	args := append([]string{"run", "--task", specPath, "--patches", patches, "--out", runDir, "--model", "o4-mini", "--format", "json"}, sb...)

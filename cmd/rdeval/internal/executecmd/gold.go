@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,16 +22,16 @@ import (
 
 // GoldOptions are the parsed flags of `rdeval execute gold`.
 type GoldOptions struct {
-	IO        *iostreams.IO
-	Task      string
-	Gold      string
-	Seeds     int
-	M         float64
-	Out       string
-	GPUs      string
-	Jobs      int
-	NoSandbox bool
-	Format    string
+	IO         *iostreams.IO
+	Task       string
+	Gold       string
+	Seeds      int
+	M          float64
+	Out        string
+	GPUs       string
+	Jobs       int
+	Unconfined bool
+	Format     string
 }
 
 func newGoldCmd(io *iostreams.IO) *cobra.Command {
@@ -84,7 +85,8 @@ written and the command exits 1.`,
 	fl.StringVar(&opts.Out, "out", "", "run folder of the gold runs")
 	fl.StringVar(&opts.GPUs, "gpus", "auto", "GPUs runs may use: auto, none, or nvidia-smi indexes/UUIDs such as 0,2")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "runs at once")
-	fl.BoolVar(&opts.NoSandbox, "no-sandbox", false, "run unconfined when no sandbox works (dangerous)")
+	fl.BoolVar(&opts.Unconfined, strings.TrimPrefix(execute.UnconfinedFlag, "--"), false, "run gold code WITHOUT a sandbox (it can read and write your files)")
+	addRemovedNoSandbox(cmd)
 	fl.StringVarP(&opts.Format, "format", "f", cmdutil.FormatTable, "output: table, json or csv (one row per metric)")
 	return cmd
 }
@@ -112,7 +114,7 @@ func Gold(opts *GoldOptions) error {
 	if err != nil {
 		return err
 	}
-	sandbox, err := pickSandbox(opts.IO, opts.NoSandbox)
+	sandbox, err := pickSandbox(opts.IO, opts.Unconfined)
 	if err != nil {
 		return err
 	}
