@@ -214,7 +214,7 @@ func (l *loader) readHarborTrial(path string, r io.Reader, st *InputStats) {
 		return
 	}
 	bad := func(field, format string, args ...any) {
-		l.reject(st, &Error{File: path, Field: field, Msg: fmt.Sprintf(format, args...)}, b)
+		l.reject(st, &Error{File: path, Line: 1, Field: field, Msg: fmt.Sprintf(format, args...)}, b)
 	}
 	var t harborTrial
 	if err := json.Unmarshal(b, &t); err != nil {

@@ -238,7 +238,7 @@ func TestHarborBadInput(t *testing.T) {
 	for _, e := range ds.Errors {
 		trial := filepath.Base(filepath.Dir(e.File))
 		sub, ok := want[trial]
-		if !ok || !strings.Contains(e.Error(), sub) || !strings.HasPrefix(e.Error(), filepath.Join(job, trial, "result.json")) {
+		if !ok || !strings.Contains(e.Error(), sub) || !strings.HasPrefix(e.Error(), filepath.Join(job, trial, "result.json")+":1: ") {
 			t.Errorf("error %q; want it to name %s and say %q", e.Error(), filepath.Join(job, trial, "result.json"), sub)
 		}
 	}

@@ -152,15 +152,15 @@ func (l *loader) tbRunOf(runDir string) *tbRun {
 			if errors.As(err, &pe) {
 				msg = pe.Err.Error()
 			}
-			r.err = &Error{File: p, Msg: "terminal-bench run_metadata.json: " + msg + " (TrialResults name no agent: it is needed beside results.json)"}
+			r.err = &Error{Msg: p + ": " + msg + ": terminal-bench trials name no agent; the run's run_metadata.json must sit in the run folder"}
 			return r
 		}
 		if err := json.Unmarshal(b, &r.meta); err != nil {
-			r.err = &Error{File: p, Msg: "not a valid terminal-bench run_metadata.json: " + err.Error()}
+			r.err = &Error{Msg: p + ": not a valid terminal-bench run_metadata.json: " + err.Error()}
 			return r
 		}
 		if r.meta.AgentName == nil || *r.meta.AgentName == "" {
-			r.err = &Error{File: p, Field: "agent_name", Msg: "missing required field"}
+			r.err = &Error{Field: "agent_name", Msg: "missing in " + p}
 			return r
 		}
 		if r.meta.RunID != "" {
@@ -197,7 +197,7 @@ func (l *loader) readTerminalBench(path string, r io.Reader, st *InputStats) {
 	run := l.tbRunOf(runDir)
 	if run.err != nil {
 		e := *run.err
-		e.Msg = fmt.Sprintf("%s (read for %s)", e.Msg, path)
+		e.File = path
 		l.fileErr(path, &e)
 		return
 	}

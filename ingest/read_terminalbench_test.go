@@ -99,7 +99,7 @@ func TestTerminalBenchFiles(t *testing.T) {
 }
 
 // TestTerminalBenchBadInput: a run without run_metadata.json is a file
-// error naming where it was looked for; bad trials are rejected one by one
+// error naming the results.json and where run_metadata.json was looked for; bad trials are rejected one by one
 // with their position in results[] and their field.
 func TestTerminalBenchBadInput(t *testing.T) {
 	root := filepath.Join("testdata", "terminalbench-bad", "runs")
@@ -115,7 +115,7 @@ func TestTerminalBenchBadInput(t *testing.T) {
 		bad + `:2: field "task_id": missing required field`,
 		bad + `:3: field "trial_started_at": want an ISO 8601 time, got "yesterday"`,
 		bad + `:4: field "is_resolved": want bool, got a JSON string`,
-		filepath.Join(root, "no-metadata", "run_metadata.json") + ": terminal-bench run_metadata.json: no such file or directory",
+		filepath.Join(root, "no-metadata", "results.json") + ": " + filepath.Join(root, "no-metadata", "run_metadata.json") + ": no such file or directory: terminal-bench trials name no agent",
 	}
 	var got []string
 	for _, e := range ds.Errors {
