@@ -406,6 +406,10 @@ func (l *loader) loadFile(path string) {
 		l.readTerminalBench(path, s.br, &st)
 		return
 	}
+	if r := l.opt.Reader; r == ReaderHarbor || r == ReaderTerminalBench {
+		l.fileErr(path, &Error{File: path, Msg: "--reader " + r + ": not a " + map[string]string{ReaderHarbor: "Harbor trial result.json", ReaderTerminalBench: "terminal-bench results.json"}[r]})
+		return
+	}
 
 	// The first non-blank line decides the format.
 	var first []byte

@@ -196,6 +196,7 @@ func TestHarborReader(t *testing.T) {
 
 // TestHarborTrialFile: a trial's result.json named on its own is read; the
 // job name still comes from ../config.json. --benchmark overrides source.
+// --reader harbor does not make other files Harbor trials.
 func TestHarborTrialFile(t *testing.T) {
 	p := filepath.Join("testdata", "harbor", "jobs", "rexbench-oracle", "othello__Rt6Yu8I", "result.json")
 	ds, err := Load([]string{p}, Options{Benchmark: "RExBench"})
@@ -212,6 +213,11 @@ func TestHarborTrialFile(t *testing.T) {
 	}
 	if len(ds.Inputs) != 1 || len(ds.Runs) != 1 || ds.Err() != nil {
 		t.Errorf("trial folder: inputs %v, %d runs, err %v", ds.Inputs, len(ds.Runs), ds.Err())
+	}
+	// --reader harbor on a file that is not a Harbor trial is a file error.
+	ds, _ = Load([]string{fixture("metr", "metr_runs.jsonl")}, Options{Reader: ReaderHarbor})
+	if len(ds.Runs) != 0 || len(ds.Errors) != 1 || !strings.Contains(ds.Errors[0].Error(), "metr_runs.jsonl: --reader harbor: not a Harbor trial result.json") {
+		t.Errorf("--reader harbor on METR runs: %d runs, errors %v", len(ds.Runs), ds.Errors)
 	}
 }
 
