@@ -273,10 +273,10 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 			if run := filepath.Dir(path); filepath.Base(filepath.Dir(run)) == "runs" && isRunDir(filepath.Dir(filepath.Dir(run))) {
 				return filepath.SkipDir // runs/<run_id>/keep, runs/<run_id>/work
 			}
-			if up2 := filepath.Dir(filepath.Dir(path)); path != p && isHarborJobDir(stat, up2) {
+			if up2 := filepath.Dir(filepath.Dir(path)); path != p && isHarborJobDir(fsys, up2) {
 				return filepath.SkipDir // a Harbor trial's agent/ and verifier/ logs
 			}
-			if up3 := filepath.Dir(filepath.Dir(filepath.Dir(path))); path != p && isTBRunDir(stat, up3) {
+			if up3 := filepath.Dir(filepath.Dir(filepath.Dir(path))); path != p && isTBRunDir(fsys, up3) {
 				return filepath.SkipDir // a terminal-bench trial's sessions/, panes/, agent-logs/
 			}
 			return nil
@@ -299,7 +299,7 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		case name == "result.json" && looksHarborTrial(fileHead(fsys, path)):
 			out = append(out, path) // a Harbor trial (jobs/<job>/<trial>/result.json)
 		case name == "results.json" && looksTerminalBench(fileHead(fsys, path)):
-			if !tbTrialFileShadowed(stat, p, path) {
+			if !tbTrialFileShadowed(fsys, stat, p, path) {
 				out = append(out, path) // a terminal-bench run's or trial's results
 			}
 		case strings.HasSuffix(name, ".json"):

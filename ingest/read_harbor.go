@@ -139,12 +139,12 @@ func looksHarborTrial(head []byte) bool {
 		bytes.Contains(head, []byte(`"task_checksum"`))
 }
 
-// isHarborJobDir reports whether dir is a Harbor job folder: config.json
-// and result.json side by side.
-func isHarborJobDir(stat func(string) (fs.FileInfo, error), dir string) bool {
-	_, err := stat(filepath.Join(dir, "config.json"))
-	_, err2 := stat(filepath.Join(dir, "result.json"))
-	return err == nil && err2 == nil
+// isHarborJobDir reports whether dir is a Harbor job folder: its
+// config.json is a JobConfig (pydantic writes every field, job_name and
+// jobs_dir among them).
+func isHarborJobDir(fsys fs.FS, dir string) bool {
+	head := fileHead(fsys, filepath.Join(dir, "config.json"))
+	return bytes.Contains(head, []byte(`"job_name"`)) && bytes.Contains(head, []byte(`"jobs_dir"`))
 }
 
 // readAux reads a small file beside an input (a job's config.json, a run's

@@ -112,19 +112,20 @@ func looksTerminalBench(head []byte) bool {
 		bytes.Contains(head, []byte(`"failure_mode"`))
 }
 
-// isTBRunDir reports whether dir is a terminal-bench run folder.
-func isTBRunDir(stat func(string) (fs.FileInfo, error), dir string) bool {
-	_, err := stat(filepath.Join(dir, "run_metadata.json"))
-	return err == nil
+// isTBRunDir reports whether dir is a terminal-bench run folder: its
+// run_metadata.json is a RunMetadata.
+func isTBRunDir(fsys fs.FS, dir string) bool {
+	head := fileHead(fsys, filepath.Join(dir, "run_metadata.json"))
+	return bytes.Contains(head, []byte(`"run_id"`)) && bytes.Contains(head, []byte(`"agent_name"`))
 }
 
 // tbTrialFileShadowed reports whether path is a trial's own results.json
 // (<run>/<task>/<trial>/results.json) whose run folder, inside the folder
 // root being read, also has the run's results.json, which holds the same
 // trial. (Reading only <run>/<task>/ reads the trials' own files.)
-func tbTrialFileShadowed(stat func(string) (fs.FileInfo, error), root, path string) bool {
+func tbTrialFileShadowed(fsys fs.FS, stat func(string) (fs.FileInfo, error), root, path string) bool {
 	run := filepath.Dir(filepath.Dir(filepath.Dir(path)))
-	if !isTBRunDir(stat, run) {
+	if !isTBRunDir(fsys, run) {
 		return false
 	}
 	if rel, err := filepath.Rel(root, run); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
