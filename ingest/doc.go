@@ -47,6 +47,11 @@
 //   - inspect-eval, inspect-json: Inspect evaluation logs (.eval zip archives
 //     read sample by sample, .json documents streamed); one run per log ×
 //     sample × epoch (see read_inspect.go for the mapping).
+//   - harbor: the <trial>/result.json files of a Harbor job folder, one run
+//     per trial (see read_harbor.go).
+//   - terminal-bench: a terminal-bench 0.2 run's results.json, or its
+//     trials' own results.json when it has none; the agent comes from
+//     run_metadata.json (see read_terminalbench.go).
 //
 // Readers stream: lines are parsed in place (internal/jsonline for JSON
 // Lines, internal/csvline for CSV), so a 10 MB line or a 10^7-row score log

@@ -109,7 +109,8 @@ type loader struct {
 	runIndexStale bool
 	stretches     []taskStretch // of ds.Runs, from checkTasks; nil when stale
 	interner
-	tableTasks []Task // tasks read from rdeval tables (kept even without runs)
+	tableTasks []Task         // tasks read from rdeval tables (kept even without runs)
+	aux        map[string]any // per-folder state of folder readers (auxState)
 }
 
 // setHumanRef records METR's human score for a task; the last one read
@@ -272,6 +273,12 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 			if run := filepath.Dir(path); filepath.Base(filepath.Dir(run)) == "runs" && isRunDir(filepath.Dir(filepath.Dir(run))) {
 				return filepath.SkipDir // runs/<run_id>/keep, runs/<run_id>/work
 			}
+			if up2 := filepath.Dir(filepath.Dir(path)); path != p && isHarborJobDir(fsys, up2) {
+				return filepath.SkipDir // a Harbor trial's agent/ and verifier/ logs
+			}
+			if up3 := filepath.Dir(filepath.Dir(filepath.Dir(path))); path != p && isTBRunDir(fsys, up3) {
+				return filepath.SkipDir // a terminal-bench trial's sessions/, panes/, agent-logs/
+			}
 			return nil
 		}
 		if strings.HasPrefix(name, ".") || name == "manifest.json" || name == "rejected.jsonl" {
@@ -289,6 +296,12 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		case name == "result.json" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "runs":
 			// A run of `rdeval execute run` (RUNDIR/runs/<run_id>/result.json).
 			out = append(out, path)
+		case name == "result.json" && looksHarborTrial(fileHead(fsys, path)):
+			out = append(out, path) // a Harbor trial (jobs/<job>/<trial>/result.json)
+		case name == "results.json" && looksTerminalBench(fileHead(fsys, path)):
+			if !tbTrialFileShadowed(fsys, stat, p, path) {
+				out = append(out, path) // a terminal-bench run's or trial's results
+			}
 		case strings.HasSuffix(name, ".json"):
 			// Other JSON documents in a folder (e.g. a run's result.json) are
 			// not inputs; Inspect .json logs are.
@@ -299,7 +312,7 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		return nil
 	})
 	if err == nil && len(out) == 0 {
-		err = errors.New("folder holds no input files (*.jsonl, *.csv, score.log, *.parquet, *.arrow, Inspect *.eval/*.json logs, optionally .gz)")
+		err = errors.New("folder holds no input files (*.jsonl, *.csv, score.log, *.parquet, *.arrow, Inspect *.eval/*.json logs, Harbor jobs, terminal-bench runs, optionally .gz)")
 	}
 	sort.Strings(out)
 	return out, err
@@ -383,6 +396,18 @@ func (l *loader) loadFile(path string) {
 	}
 	if filepath.Base(path) == "result.json" && looksExecuteResult(s.peek(64<<10)) {
 		l.readExecuteResult(path, s.br, &st)
+		return
+	}
+	if filepath.Base(path) == "result.json" && looksHarborTrial(s.peek(64<<10)) {
+		l.readHarborTrial(path, s.br, &st)
+		return
+	}
+	if strings.HasSuffix(strings.TrimSuffix(filepath.Base(path), ".gz"), ".json") && looksTerminalBench(s.peek(64<<10)) {
+		l.readTerminalBench(path, s.br, &st)
+		return
+	}
+	if r := l.opt.Reader; r == ReaderHarbor || r == ReaderTerminalBench {
+		l.fileErr(path, &Error{File: path, Msg: "--reader " + r + ": not a " + map[string]string{ReaderHarbor: "Harbor trial result.json", ReaderTerminalBench: "terminal-bench results.json"}[r]})
 		return
 	}
 
@@ -491,6 +516,12 @@ var nan = math.NaN()
 // inspectJSONFile reports whether the file at path starts like an Inspect
 // .json log.
 func inspectJSONFile(fsys fs.FS, path string) bool {
+	return looksInspectJSON(fileHead(fsys, path))
+}
+
+// fileHead returns the first 64 KiB of the file at path (nil if it cannot
+// be read).
+func fileHead(fsys fs.FS, path string) []byte {
 	var f io.ReadCloser
 	var err error
 	if fsys != nil {
@@ -499,10 +530,10 @@ func inspectJSONFile(fsys fs.FS, path string) bool {
 		f, err = os.Open(path)
 	}
 	if err != nil {
-		return false
+		return nil
 	}
 	defer f.Close()
 	head := make([]byte, 64<<10)
 	n, _ := io.ReadFull(f, head)
-	return looksInspectJSON(head[:n])
+	return head[:n]
 }
