@@ -21,7 +21,8 @@ const (
 
 // Readers lists the reader names in documentation order.
 var Readers = []string{ReaderMETR, ReaderScoreLogCSV, ReaderScoreLogJSONL, ReaderRExBenchRuns,
-	ReaderRExBenchTable, ReaderGeneric, ReaderRdevalParquet, ReaderRdevalArrowIPC, ReaderInspectEval, ReaderInspectJSON, ReaderExecute}
+	ReaderRExBenchTable, ReaderGeneric, ReaderRdevalParquet, ReaderRdevalArrowIPC, ReaderInspectEval, ReaderInspectJSON, ReaderExecute,
+	ReaderSWEBench, ReaderMLEBench}
 
 // metrKeys maps METR run-file keys (both the all_runs.jsonl and the newer
 // runs.jsonl schema) to runs columns.

@@ -280,6 +280,9 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		if name == "journal.jsonl" && isRunDir(filepath.Dir(path)) {
 			return nil
 		}
+		if skipSWEFile(fsys, path) {
+			return nil // read with its results/results.json
+		}
 		base := strings.TrimSuffix(name, ".gz")
 		switch {
 		case base == "score.log", strings.HasSuffix(base, ".jsonl"), strings.HasSuffix(base, ".csv"),
@@ -292,7 +295,7 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		case strings.HasSuffix(name, ".json"):
 			// Other JSON documents in a folder (e.g. a run's result.json) are
 			// not inputs; Inspect .json logs are.
-			if inspectJSONFile(fsys, path) {
+			if inspectJSONFile(fsys, path) || isSWEHarnessInput(fsys, path) || isMLEGradingReportFile(fsys, path) {
 				out = append(out, path)
 			}
 		}
@@ -375,6 +378,9 @@ func (l *loader) loadFile(path string) {
 			return
 		}
 		l.readInspectEval(path, &st)
+		return
+	}
+	if l.readHarnessJSON(s, &st) {
 		return
 	}
 	if looksInspectJSON(s.peek(64 << 10)) {
