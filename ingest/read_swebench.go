@@ -455,8 +455,8 @@ func (l *loader) readSWERunReport(p string, data []byte, st *InputStats) {
 //	resolved                        → success
 //	no_generation (experiments)     → no_patch, "no generation"
 //	incomplete (no prediction)      → no_patch, "no prediction"
-//	empty_patch, or patch_is_None / no patch_exists in report.json
-//	                                → no_patch, "empty patch"
+//	empty_patch, an empty prediction without logs, or patch_is_None /
+//	no patch_exists in report.json  → no_patch, "empty patch"
 //	no_logs (experiments)           → exec_error, "no logs"
 //	no_apply, or the log says ">>>>> Patch Apply Failed"
 //	                                → patch_failed
@@ -554,6 +554,9 @@ func (l *loader) addSWERun(p string, st *InputStats, run *Run, in sweInstance, s
 		if b, err := readFileFS(l.opt.FS, filepath.Join(in.logDir, "patch.diff")); err == nil {
 			in.patch, in.patchOK = b, true
 		}
+	}
+	if in.class == "" && rep == nil && in.patchOK && len(bytes.TrimSpace(in.patch)) == 0 {
+		in.class = "empty_patch" // an empty prediction is never run (reporting.py)
 	}
 	if in.class == "" && rep == nil && in.logDir != "" {
 		in.class = "error"

@@ -261,3 +261,32 @@ func TestSWEBenchPatchStats(t *testing.T) {
 		t.Errorf("empty: %v %d %d", f, a, d)
 	}
 }
+
+// TestSWEBenchSubmissionEdges: an empty prediction without logs is
+// no_patch (reporting.py never runs it); an instance report that says
+// resolved while results.json does not list it is a warning, and
+// results.json decides (the leaderboard's number).
+func TestSWEBenchSubmissionEdges(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sub")
+	os.MkdirAll(filepath.Join(dir, "results"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "logs", "a__b-2"), 0o755)
+	os.WriteFile(filepath.Join(dir, "results", "results.json"), []byte(`{"resolved": []}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "all_preds.jsonl"), []byte(`{"instance_id": "a__b-1", "model_name_or_path": "m", "model_patch": ""}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "logs", "a__b-2", "report.json"), []byte(`{"a__b-2": {"patch_is_None": false, "patch_exists": true, "patch_successfully_applied": true, "resolved": true}}`), 0o644)
+	ds, err := Load([]string{dir}, Options{})
+	if err != nil || ds.Err() != nil {
+		t.Fatal(err, ds.Err())
+	}
+	if len(ds.Runs) != 2 {
+		t.Fatalf("%d runs", len(ds.Runs))
+	}
+	if r := ds.Runs[0]; r.RunID != "sub/a__b-1" || r.Outcome.V != "no_patch" || r.ErrorType.V != "empty patch" || r.Model.V != "m" {
+		t.Errorf("empty prediction: %+v", r)
+	}
+	if r := ds.Runs[1]; r.Outcome.V != "wrong_result" || r.Score.V != 0 {
+		t.Errorf("unlisted resolved report: %+v", r)
+	}
+	if len(ds.Warnings) != 1 || !strings.Contains(ds.Warnings[0].Msg, "resolved=true, but the evaluation's lists put a__b-2 under no list (unresolved); the lists decide") {
+		t.Errorf("warnings %v", ds.Warnings)
+	}
+}

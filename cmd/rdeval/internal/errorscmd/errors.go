@@ -367,8 +367,8 @@ func FindRuns(paths []string, agentFrom, agent string) (runs []ClassifiedRun, sk
 		}
 		n, below := 0, []string(nil)
 		for _, e := range entries {
-			if !e.IsDir() {
-				continue
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue // .git, .cache: not run folders
 			}
 			k, s, err := search(filepath.Join(dir, e.Name()), depth+1)
 			if err != nil {
