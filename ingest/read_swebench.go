@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // ReaderSWEBench reads SWE-bench evaluations: the SWE-bench/experiments
@@ -64,11 +66,21 @@ func isSWEResultsJSON(p string) bool {
 	return filepath.Base(p) == "results.json" && filepath.Base(filepath.Dir(p)) == "results"
 }
 
+// isSWEDetailsJSON reports whether path is the per-instance map of the
+// experiments' bash-only submissions (per_instance_details.json).
+func isSWEDetailsJSON(p string) bool { return filepath.Base(p) == "per_instance_details.json" }
+
 // isSWEHarnessInput reports whether a JSON file in a folder is a SWE-bench
-// input (expandInput): an experiments results.json or a run report.
+// input (expandInput): an experiments results.json, a
+// per_instance_details.json without a results/results.json beside it (the
+// results.json reads it then), or a run report.
 func isSWEHarnessInput(fsys fs.FS, p string) bool {
 	if isSWEResultsJSON(p) {
 		return true
+	}
+	if isSWEDetailsJSON(p) {
+		_, err := statFS(fsys, filepath.Join(filepath.Dir(p), "results", "results.json"))
+		return err != nil
 	}
 	head, err := readHead(fsys, p, 4096)
 	return err == nil && looksSWERunReport(head)
@@ -84,8 +96,10 @@ func isSWEHarnessInput(fsys fs.FS, p string) bool {
 // skipped too: predictions are not runs; their evaluation is.
 func skipSWEFile(fsys fs.FS, p string) bool {
 	if filepath.Base(p) == "all_preds.jsonl" {
-		if _, err := statFS(fsys, filepath.Join(filepath.Dir(p), "results", "results.json")); err == nil {
-			return true
+		for _, f := range []string{filepath.Join("results", "results.json"), "per_instance_details.json"} {
+			if _, err := statFS(fsys, filepath.Join(filepath.Dir(p), f)); err == nil {
+				return true
+			}
 		}
 	}
 	if !strings.HasSuffix(p, ".jsonl") {
@@ -154,7 +168,7 @@ type sweInstance struct {
 // harness run report, whose whole content is in data. It returns false
 // when data is neither, so that the caller tries the other readers.
 func (l *loader) readSWEBench(p string, data []byte, st *InputStats) bool {
-	if isSWEResultsJSON(p) {
+	if isSWEResultsJSON(p) || isSWEDetailsJSON(p) {
 		st.Reader = ReaderSWEBench
 		l.readSWEExperiments(p, data, st)
 		return true
@@ -168,40 +182,70 @@ func (l *loader) readSWEBench(p string, data []byte, st *InputStats) bool {
 }
 
 // readSWEExperiments maps a SWE-bench/experiments submission to runs. p is
-// <submission>/results/results.json:
+// <submission>/results/results.json or, for the bash-only entries that have
+// no results.json, <submission>/per_instance_details.json
+// ({instance_id: {cost, api_calls, resolved}}; beside a results.json it is
+// read with it, for its costs):
 //
-//   - Instances: the union of every list in results.json, the instance
-//     folders under <submission>/logs/ and the instance ids of
-//     <submission>/all_preds.jsonl. results.json lists only resolved,
-//     no_generation and no_logs (older ones also generated, with_logs,
+//   - Instances: the union of every list in results.json, the keys of
+//     per_instance_details.json, the instance folders under
+//     <submission>/logs/ and the instance ids of all_preds.jsonl; and, when
+//     the catalog (--tasks) lists tasks of the benchmark, those: the
+//     split's instances, so the rows have SWE-bench's denominator even
+//     when the logs were removed (results.json lists only resolved,
+//     no_generation and no_logs; older ones also generated, with_logs,
 //     applied, no_apply, install_fail, reset_failed, test_errored,
-//     test_timeout); an unresolved instance is known from its log folder
-//     or its prediction. When the submission sits in evaluation/<split>/
-//     and the union is smaller than that split (lite 300, verified 500,
-//     test 2294), a warning names the shortfall: those instances have no
-//     row, so a resolved rate over the rows would be too high.
+//     test_timeout). Without such a catalog, when the submission sits in
+//     evaluation/<split>/ and fewer instances are known than that split
+//     holds (lite 300, verified and bash-only 500, test 2294), a warning
+//     names the shortfall: those instances have no row, so a resolved rate
+//     over the rows would be too high.
 //   - agent: the submission folder's name (e.g. 20240620_sweagent_claude3.5sonnet),
-//     the leaderboard's name for it; model: model_name_or_path of
-//     all_preds.jsonl when it has one.
+//     the leaderboard's name for it; model: tags.model of metadata.yaml,
+//     else model_name_or_path of all_preds.jsonl.
 //   - run_id: agent/instance_id; task_id: instance_id; task_family: the
 //     repository (astropy__astropy-12907 → astropy/astropy); benchmark:
-//     swe-bench-<split> for evaluation/lite|verified|bash-only|…, swe-bench
-//     for evaluation/test or an unknown split.
-//   - outcome (sweOutcome): results.json decides resolved, no_generation
-//     and no_logs; the instance's report.json refines the rest.
+//     swe-bench-<split> for evaluation/lite|verified|…, swe-bench-verified
+//     for bash-only (the Verified board's bash-only entries), swe-bench for
+//     evaluation/test or an unknown split.
+//   - outcome (sweOutcome): the lists decide resolved, no_generation and
+//     no_logs; the instance's report.json and logs refine the rest.
 //   - score and score_binarized: 1 if resolved else 0, for every instance,
 //     so the mean is SWE-bench's resolved rate.
-//   - files_edited, lines_added, lines_deleted: from logs/<instance>/patch.diff,
-//     else the prediction's model_patch.
+//   - cost_usd: per_instance_details.json's cost; files_edited,
+//     lines_added, lines_deleted: from logs/<instance>/patch.diff, else the
+//     prediction's model_patch.
 //
-// Tokens, cost and times are not in these files and stay null.
+// Tokens and times are not in these files and stay null.
 func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 	var lists map[string]json.RawMessage
-	if err := json.Unmarshal(data, &lists); err != nil {
-		l.fileErr(p, &Error{File: p, Msg: "not a SWE-bench results.json (want an object of instance id lists): " + err.Error()})
-		return
+	var details map[string]sweDetail
+	sub, detailsPath := filepath.Dir(filepath.Dir(p)), ""
+	if isSWEDetailsJSON(p) {
+		sub, detailsPath = filepath.Dir(p), p
+	} else {
+		if err := json.Unmarshal(data, &lists); err != nil {
+			l.fileErr(p, &Error{File: p, Msg: "not a SWE-bench results.json (want an object of instance id lists): " + err.Error()})
+			return
+		}
+		if dp := filepath.Join(sub, "per_instance_details.json"); isFileFS(l.opt.FS, dp) {
+			detailsPath = dp // read with results.json: its costs are kept
+		}
 	}
-	sub := filepath.Dir(filepath.Dir(p))
+	if detailsPath != "" {
+		b := data
+		if detailsPath != p {
+			var err error
+			if b, err = readFileFS(l.opt.FS, detailsPath); err != nil {
+				l.fileErr(detailsPath, err)
+				return
+			}
+		}
+		if err := json.Unmarshal(b, &details); err != nil {
+			l.fileErr(detailsPath, &Error{File: detailsPath, Msg: "not a SWE-bench per_instance_details.json (want {instance_id: {resolved, cost, api_calls}}): " + err.Error()})
+			return
+		}
+	}
 	agent := filepath.Base(sub)
 	if abs, err := filepath.Abs(sub); err == nil && (agent == "." || agent == "/" || agent == "") {
 		agent = filepath.Base(abs)
@@ -238,6 +282,26 @@ func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 			if r, ok := rank[k]; ok && r > rank[classOf[id]] {
 				classOf[id] = k
 			}
+		}
+	}
+	detailIDs := make([]string, 0, len(details))
+	for id := range details {
+		detailIDs = append(detailIDs, id)
+	}
+	sort.Strings(detailIDs)
+	for _, id := range detailIDs {
+		d := details[id]
+		if d.Resolved == nil {
+			l.fileErr(detailsPath, &Error{File: detailsPath, Field: id, Msg: "missing resolved (want true or false)"})
+			return
+		}
+		_, listed := classOf[id]
+		add(id)
+		switch {
+		case lists == nil && *d.Resolved:
+			classOf[id] = "resolved"
+		case lists != nil && *d.Resolved != (classOf[id] == "resolved"):
+			l.warn(detailsPath, "%s: resolved=%v, but results.json lists it under %q (listed: %v); results.json decides", id, *d.Resolved, classOf[id], listed)
 		}
 	}
 	// Predictions: model and patches.
@@ -291,7 +355,17 @@ func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 		}
 	}
 	split := sweSplitFromPath(sub)
-	l.checkSWESplit(p, split, len(ids))
+	if bench := sweBenchmark(split); l.cat.HasBenchmark(bench) {
+		// The catalog (--tasks) lists the split's instances: each is a row.
+		for _, t := range l.cat.Tasks(bench) {
+			add(t.TaskID)
+		}
+	} else {
+		l.checkSWESplit(p, split, len(ids))
+	}
+	if m := sweMetadataModel(l.opt.FS, sub); m != "" {
+		model = m
+	}
 	sort.Strings(ids)
 	for _, id := range ids {
 		in := sweInstance{id: id, class: classOf[id]}
@@ -305,8 +379,45 @@ func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 		if model != "" {
 			run.Model = Some(model)
 		}
+		if d, ok := details[id]; ok && d.Cost != nil {
+			run.CostUSD = Some(*d.Cost)
+		}
 		l.addSWERun(p, st, &run, in, split)
 	}
+}
+
+// sweMetadataModel returns tags.model of a submission's metadata.yaml (or
+// metadata.yml): the model name the leaderboard shows ("a, b" for a list),
+// or "".
+func sweMetadataModel(fsys fs.FS, sub string) string {
+	for _, name := range []string{"metadata.yaml", "metadata.yml"} {
+		b, err := readFileFS(fsys, filepath.Join(sub, name))
+		if err != nil {
+			continue
+		}
+		var meta struct {
+			Tags struct {
+				Model any `yaml:"model"`
+			} `yaml:"tags"`
+		}
+		if yaml.Unmarshal(b, &meta) != nil {
+			return ""
+		}
+		switch m := meta.Tags.Model.(type) {
+		case string:
+			return m
+		case []any:
+			var names []string
+			for _, x := range m {
+				if s, ok := x.(string); ok && s != "" {
+					names = append(names, s)
+				}
+			}
+			return strings.Join(names, ", ")
+		}
+		return ""
+	}
+	return ""
 }
 
 // sweSplitFromPath returns the split of a submission folder in the
@@ -333,8 +444,22 @@ func sweBenchmark(split string) string {
 	switch split {
 	case "", "test", "full":
 		return "swe-bench"
+	case "bash-only":
+		return "swe-bench-verified" // the Verified board's bash-only entries: the same 500 instances
 	}
 	return "swe-bench-" + strings.ToLower(split)
+}
+
+func isFileFS(fsys fs.FS, p string) bool {
+	fi, err := statFS(fsys, p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// sweDetail is one entry of per_instance_details.json.
+type sweDetail struct {
+	Cost     *float64 `json:"cost"`
+	APICalls *float64 `json:"api_calls"`
+	Resolved *bool    `json:"resolved"`
 }
 
 func isDirFS(fsys fs.FS, p string) bool {
@@ -466,6 +591,9 @@ func (l *loader) readSWERunReport(p string, data []byte, st *InputStats) {
 //	or unresolved in a run report   → wrong_result
 //	anything else (error, test_errored, install_fail, reset_failed, no
 //	parseable test output)          → exec_error, with the class as error_type
+//	not resolved, and no list, report or log says more (a submission whose
+//	logs were removed; an instance known only from the catalog)
+//	                                → outcome null, final_success false
 //
 // Every one of them counts in the denominator; only resolved is a success.
 func sweOutcome(in sweInstance, rep *sweInstanceReport, logText []byte) (outcome, errType string) {
@@ -502,10 +630,9 @@ func sweOutcome(in sweInstance, rep *sweInstanceReport, logText []byte) (outcome
 		return "wrong_result", ""
 	case rep != nil:
 		return "exec_error", "no test results"
+	case in.class == "" && in.logDir == "":
+		return "", "" // unresolved, why unknown: no list, report or log says
 	case in.class == "", in.class == "error":
-		if in.logDir == "" {
-			return "exec_error", "no logs"
-		}
 		return "exec_error", "evaluation error"
 	}
 	return "exec_error", in.class
@@ -565,7 +692,11 @@ func (l *loader) addSWERun(p string, st *InputStats, run *Run, in sweInstance, s
 		in.class = "unresolved"
 	}
 	outcome, errType := sweOutcome(in, rep, logText)
-	run.Outcome = Some(outcome)
+	if outcome != "" {
+		run.Outcome = Some(outcome)
+	} else {
+		run.FinalSuccess = Some(false)
+	}
 	if errType != "" {
 		run.ErrorType = Some(errType)
 	}
@@ -702,7 +833,7 @@ func (l *loader) readHarnessJSON(s *source, st *InputStats) bool {
 	default:
 		return false
 	}
-	isSWE := isSWEResultsJSON(p) || looksSWERunReport(head)
+	isSWE := isSWEResultsJSON(p) || isSWEDetailsJSON(p) || looksSWERunReport(head)
 	isMLE := looksMLEGradingReport(p, head)
 	if forced == "" && !isSWE && !isMLE {
 		return false

@@ -120,7 +120,7 @@ func meanScore(runs []Run) float64 {
 // read with results.json, not as an input of its own.
 func TestSWEBenchExperiments(t *testing.T) {
 	ref := readHarnessRef(t)
-	ds, err := Load([]string{"testdata/swebench/experiments"}, Options{})
+	ds, err := Load([]string{"testdata/swebench/experiments/evaluation/lite"}, Options{})
 	if err != nil || ds.Err() != nil {
 		t.Fatal(err, ds.Err())
 	}
@@ -287,6 +287,73 @@ func TestSWEBenchSubmissionEdges(t *testing.T) {
 		t.Errorf("unlisted resolved report: %+v", r)
 	}
 	if len(ds.Warnings) != 1 || !strings.Contains(ds.Warnings[0].Msg, "resolved=true, but the evaluation's lists put a__b-2 under no list (unresolved); the lists decide") {
+		t.Errorf("warnings %v", ds.Warnings)
+	}
+}
+
+// TestSWEBenchBashOnly reads a bash-only submission
+// (per_instance_details.json: {instance: {cost, api_calls, resolved}}, the
+// experiments' other format): every key is an instance, cost_usd is the
+// instance's cost, the benchmark is swe-bench-verified (bash-only entries
+// are Verified board entries), model is metadata.yaml's tags.model, and an
+// unresolved instance without logs has a null outcome (why is unknown).
+func TestSWEBenchBashOnly(t *testing.T) {
+	ref := readHarnessRef(t)
+	ds, err := Load([]string{"testdata/swebench/experiments/evaluation/bash-only"}, Options{})
+	if err != nil || ds.Err() != nil {
+		t.Fatal(err, ds.Err())
+	}
+	if len(ds.Inputs) != 1 || ds.Inputs[0].Reader != ReaderSWEBench || !strings.HasSuffix(ds.Inputs[0].Path, "per_instance_details.json") {
+		t.Fatalf("inputs %+v", ds.Inputs)
+	}
+	checkAgainstRef(t, ref, "swe-details", ds.Runs)
+	for _, r := range ds.Runs {
+		want, err := strconv.ParseFloat(ref.summary["swe-details "+r.TaskID+" cost"], 64)
+		if err != nil || !r.CostUSD.Valid || r.CostUSD.V != want {
+			t.Errorf("%s: cost %v, reference %v", r.RunID, r.CostUSD, ref.summary["swe-details "+r.TaskID+" cost"])
+		}
+		if r.Model.V != "model-x-2026-01-01" || r.FinalSuccess.V != (r.Score.V == 1) || !r.FinalSuccess.Valid {
+			t.Errorf("%s: model %v final %v", r.RunID, r.Model, r.FinalSuccess)
+		}
+	}
+	if got, want := strconv.FormatFloat(meanScore(ds.Runs), 'g', -1, 64), ref.summary["swe-details resolved_rate"]; got != want {
+		t.Errorf("resolved rate %s, reference %s", got, want)
+	}
+}
+
+// TestSWEBenchCatalogInstances: with a catalog of the split's instances
+// (--tasks), every catalog instance is a row, those the submission does not
+// mention with a null outcome and score 0, and no shortfall warning.
+func TestSWEBenchCatalogInstances(t *testing.T) {
+	cat := BuiltinCatalog()
+	ids := []string{"astropy__astropy-12907", "django__django-11099", "psf__requests-2317", "sympy__sympy-20590",
+		"astropy__astropy-99998", "astropy__astropy-99999"}
+	var y strings.Builder
+	y.WriteString("benchmark: swe-bench-verified\ntasks:\n")
+	for _, id := range ids {
+		y.WriteString("  - {task_id: " + id + "}\n")
+	}
+	if err := cat.AddYAML("verified.yaml", []byte(y.String())); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Load([]string{"testdata/swebench/experiments/evaluation/bash-only"}, Options{Catalog: cat})
+	if err != nil || ds.Err() != nil {
+		t.Fatal(err, ds.Err())
+	}
+	if len(ds.Runs) != 6 || len(ds.Warnings) != 0 {
+		t.Fatalf("%d runs, warnings %v", len(ds.Runs), ds.Warnings)
+	}
+	// Resolved 2 of the catalog's 6 (per_instance_details.json).
+	if m := meanScore(ds.Runs); m != 2.0/6 {
+		t.Errorf("resolved rate %v, want 2/6", m)
+	}
+	last := ds.Runs[2] // sorted by instance id
+	if last.TaskID != "astropy__astropy-99999" || last.Outcome.Valid || last.Score.V != 0 || last.FinalSuccess.V || last.CostUSD.Valid {
+		t.Errorf("catalog-only instance: %+v", last)
+	}
+	// Without the catalog: a warning that bash-only (Verified) has 500.
+	ds, _ = Load([]string{"testdata/swebench/experiments/evaluation/bash-only"}, Options{})
+	if len(ds.Warnings) != 1 || !strings.Contains(ds.Warnings[0].Msg, "SWE-bench bash-only has 500 instances, the folder names 4") {
 		t.Errorf("warnings %v", ds.Warnings)
 	}
 }

@@ -16,6 +16,9 @@ Rules (docs/data-model.md, "SWE-bench" and "MLE-bench"):
     patch_failed; a timeout line -> timeout; a report.json whose tests were
     graded (patch_successfully_applied) -> wrong_result; a report.json
     without graded tests -> exec_error "no test results".
+  SWE-bench bash-only submissions (per_instance_details.json): every key is
+    an instance; resolved -> success, else outcome empty (unknown cause);
+    benchmark swe-bench-verified; cost kept.
   SWE-bench run report: the id lists; incomplete -> no_patch "no
     prediction", empty_patch -> no_patch "empty patch", unresolved ->
     wrong_result, error -> by the log as above ("evaluation error" else).
@@ -151,6 +154,23 @@ for res in sorted(glob.glob(os.path.join(root, "swebench", "**", "results", "res
     summary.append(("swe-experiments", "instances", len(scores)))
     summary.append(("swe-experiments", "resolved", sum(scores)))
     summary.append(("swe-experiments", "resolved_rate", sum(scores) / len(scores)))
+
+# SWE-bench experiments, bash-only format: per_instance_details.json
+for det in sorted(glob.glob(os.path.join(root, "swebench", "**", "per_instance_details.json"), recursive=True)):
+    sub = os.path.dirname(det)
+    agent = os.path.basename(sub)
+    bench = "swe-bench-verified"  # evaluation/bash-only/ entries are Verified board entries
+    details = json.loads(read(det))
+    scores = []
+    for iid in sorted(details):
+        res = details[iid]["resolved"]
+        score = 1 if res else 0
+        scores.append(score)
+        out.writerow(["swe-details", agent + "/" + iid, bench, iid, agent, "", "success" if res else "", "", score, "", score,
+                      "true" if res else "", "", "", ""])
+        summary.append(("swe-details", iid + " cost", repr(float(details[iid]["cost"]))))
+    summary.append(("swe-details", "instances", len(scores)))
+    summary.append(("swe-details", "resolved_rate", sum(scores) / len(scores)))
 
 # SWE-bench harness run reports
 for rp in sorted(glob.glob(os.path.join(root, "swebench", "harness", "*.json"))):
