@@ -109,7 +109,8 @@ type loader struct {
 	runIndexStale bool
 	stretches     []taskStretch // of ds.Runs, from checkTasks; nil when stale
 	interner
-	tableTasks []Task // tasks read from rdeval tables (kept even without runs)
+	tableTasks []Task   // tasks read from rdeval tables (kept even without runs)
+	mle        mleState // MLE-bench seeds counted across grading reports (read_mlebench.go)
 }
 
 // setHumanRef records METR's human score for a task; the last one read
@@ -280,8 +281,8 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		if name == "journal.jsonl" && isRunDir(filepath.Dir(path)) {
 			return nil
 		}
-		if skipSWEFile(fsys, path) {
-			return nil // read with its results/results.json
+		if skipHarnessFile(fsys, path) {
+			return nil // read with the harness's report (read_swebench.go, read_mlebench.go)
 		}
 		base := strings.TrimSuffix(name, ".gz")
 		switch {

@@ -38,6 +38,44 @@ type mleCompetitionReport struct {
 	SubmissionPath   *string  `json:"submission_path"`
 }
 
+// mleState is what the MLE-bench reader keeps across grading reports.
+type mleState struct {
+	seeds  map[string]int               // agent + "\x00" + competition → entries read so far
+	groups map[string]map[string]string // run_group_experiments.csv path → run group → experiment_id
+}
+
+// mleExperimentsCSV is MLE-bench's map of run groups to experiments
+// (runs/run_group_experiments.csv: experiment_id,run_group).
+const mleExperimentsCSV = "run_group_experiments.csv"
+
+// skipMLEFile reports whether a file found in a folder is read with the
+// grading reports rather than as an input: runs/run_group_experiments.csv.
+func skipMLEFile(p string) bool { return filepath.Base(p) == mleExperimentsCSV }
+
+// mleExperiment returns the experiment_id of run group group from the
+// run_group_experiments.csv in folder dir, or "".
+func (l *loader) mleExperiment(dir, group string) string {
+	p := filepath.Join(dir, mleExperimentsCSV)
+	m, ok := l.mle.groups[p]
+	if !ok {
+		m = map[string]string{}
+		if b, err := readFileFS(l.opt.FS, p); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				exp, g, ok := strings.Cut(strings.TrimSpace(line), ",")
+				if !ok || exp == "experiment_id" {
+					continue
+				}
+				m[strings.TrimSpace(g)] = strings.TrimSpace(exp)
+			}
+		}
+		if l.mle.groups == nil {
+			l.mle.groups = map[string]map[string]string{}
+		}
+		l.mle.groups[p] = m
+	}
+	return m[group]
+}
+
 // looksMLEGradingReport reports whether a file is an MLE-bench grading
 // report: named *grading_report*.json (as aggregate_grading_reports.py
 // finds them) or holding "competition_reports" near its start.
@@ -62,16 +100,21 @@ func isMLEGradingReportFile(fsys fs.FS, p string) bool {
 // readMLEBench maps a grading report to runs, one per entry of
 // competition_reports:
 //
-//   - run_id: <run group>/<competition_id>/<k>, where the run group is the
-//     folder holding the report and k (1-based) counts the competition's
-//     entries in the report in file order; trial = k. MLE-bench's
-//     aggregate_grading_reports.py pairs the k-th report of every
-//     competition into seed k the same way, so per-trial rates
-//     (`rdeval success`: sd across trials) are its per-seed rates.
-//   - task_id: competition_id; benchmark: mle-bench.
-//   - agent and scaffold: the run group folder's name after "run-group_"
-//     (2024-09-06T18-25-55-UTC_run-group_aide → aide), else the folder's
-//     name; the report names no model, so model stays null.
+//   - agent: the experiment_id that runs/run_group_experiments.csv (beside
+//     the run group folders, as in the mle-bench repository) gives the run
+//     group, else the run group folder's name; scaffold: the folder name
+//     after "run-group_" (2024-09-06T18-25-55-UTC_run-group_aide → aide).
+//     The scaffold alone is not the agent: many experiments share aide.
+//   - run_id: <run group>/<competition_id>/<k>, k (1-based) counting the
+//     competition's entries in this report in file order.
+//   - trial: the seed: the competition's entries counted over every report
+//     of the same agent, in the order Load reads them (a folder's files
+//     sorted by path). MLE-bench's aggregate_grading_reports.py forms seed
+//     k from the k-th report of every competition in the same way (report
+//     paths sorted), so per-trial rates are its per-seed rates (`rdeval
+//     success`: sd across trials).
+//   - task_id: competition_id; benchmark: mle-bench; model null (the
+//     report names none).
 //   - raw_score: score, the competition's own metric (null for an invalid
 //     submission). score stays null: competition metrics have different
 //     scales and directions, so averaging them is meaningless.
@@ -87,13 +130,12 @@ func isMLEGradingReportFile(fsys fs.FS, p string) bool {
 //     (the median leaderboard entry, MLE-bench's above_median line), unless
 //     the catalog has the task; a competition whose thresholds differ
 //     between entries is a warning. bronze_threshold and silver_threshold
-//     have no column in schema 1; every entry is checked (medal flags against
-//     the thresholds are not re-derived: MLE-bench's ranking rules are
-//     the leaderboard's).
+//     have no column in schema 1 (the medal flags are not re-derived from
+//     them: MLE-bench's ranking rules are the leaderboard's).
 //
 // A missing required key (competition_id, any_medal, valid_submission,
-// submission_exists) or any_medal contradicting the medal flags is an
-// error naming the entry.
+// submission_exists), any_medal contradicting the medal flags, or a valid
+// submission that does not exist is an error naming the entry.
 func (l *loader) readMLEBench(p string, data []byte, st *InputStats) {
 	var rep struct {
 		Reports []json.RawMessage `json:"competition_reports"`
@@ -106,13 +148,21 @@ func (l *loader) readMLEBench(p string, data []byte, st *InputStats) {
 		l.fileErr(p, &Error{File: p, Field: "competition_reports", Msg: "missing: an MLE-bench grading report lists its competition_reports"})
 		return
 	}
-	group := filepath.Base(filepath.Dir(p))
-	if abs, err := filepath.Abs(filepath.Dir(p)); err == nil {
-		group = filepath.Base(abs)
+	dir := filepath.Dir(p)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
-	agent := group
+	group := filepath.Base(dir)
+	scaffold := ""
 	if _, after, ok := strings.Cut(group, "run-group_"); ok && after != "" {
-		agent = after
+		scaffold = after
+	}
+	agent := l.mleExperiment(filepath.Dir(dir), group)
+	if agent == "" {
+		agent = group
+	}
+	if l.mle.seeds == nil {
+		l.mle.seeds = map[string]int{}
 	}
 	seen := map[string]int{}
 	for i, raw := range rep.Reports {
@@ -153,11 +203,12 @@ func (l *loader) readMLEBench(p string, data []byte, st *InputStats) {
 			continue
 		}
 		seen[id]++
-		k := seen[id]
-		run := Run{RunID: fmt.Sprintf("%s/%s/%d", group, id, k), Benchmark: "mle-bench", TaskID: id, Agent: agent, Kind: "agent",
-			Trial: Some(int64(k)), SourceFile: p, SourceLine: 1}
-		if agent != group {
-			run.Scaffold = Some(agent)
+		seedKey := agent + "\x00" + id
+		l.mle.seeds[seedKey]++
+		run := Run{RunID: fmt.Sprintf("%s/%s/%d", group, id, seen[id]), Benchmark: "mle-bench", TaskID: id, Agent: agent, Kind: "agent",
+			Trial: Some(int64(l.mle.seeds[seedKey])), SourceFile: p, SourceLine: 1}
+		if scaffold != "" {
+			run.Scaffold = Some(scaffold)
 		}
 		if cr.Score != nil && !math.IsNaN(*cr.Score) {
 			run.RawScore = Some(*cr.Score)

@@ -12,20 +12,22 @@ import (
 
 const mleFixture = "testdata/mlebench/2024-09-06T18-25-55-UTC_run-group_aide/2024-09-19T20-07-15-GMT_grading_report.json"
 
-// TestMLEBenchGradingReport reads a grading report in mlebench/grade.py's
-// schema (generated fixture: ingest/testdata/mlebench/SOURCE.md): one run
-// per competition report, fields as the reference script computes them,
-// the tasks table's direction and thresholds, and the per-seed any-medal
-// percentages' mean and SEM (seed k = trial k) as
-// experiments/aggregate_grading_reports.py reduces them (reference:
-// 33.33 ± 33.33 over 3 seeds).
+// TestMLEBenchGradingReport reads two grading reports in mlebench/grade.py's
+// schema (generated fixture: ingest/testdata/mlebench/SOURCE.md) with the
+// runs/run_group_experiments.csv that names their experiment: one run per
+// competition report, fields as the reference script computes them (agent
+// = the experiment, scaffold aide, trial = the seed counted across both
+// reports), the tasks table's direction and thresholds, and the per-seed
+// any-medal percentages' mean and SEM as
+// experiments/aggregate_grading_reports.py reduces them (reference: 37.5
+// and 23.94 over 4 seeds). The CSV is not an input.
 func TestMLEBenchGradingReport(t *testing.T) {
 	ref := readHarnessRef(t)
 	ds, err := Load([]string{"testdata/mlebench"}, Options{})
 	if err != nil || ds.Err() != nil {
 		t.Fatal(err, ds.Err())
 	}
-	if len(ds.Inputs) != 1 || ds.Inputs[0].Reader != ReaderMLEBench || ds.Inputs[0].RowsKept != 6 {
+	if len(ds.Inputs) != 2 || ds.Inputs[0].Reader != ReaderMLEBench || ds.Inputs[0].RowsKept != 6 || ds.Inputs[1].RowsKept != 2 {
 		t.Fatalf("inputs %+v", ds.Inputs)
 	}
 	checkAgainstRef(t, ref, "mle", ds.Runs)
@@ -60,7 +62,8 @@ func TestMLEBenchGradingReport(t *testing.T) {
 		ss += (v - mean) * (v - mean)
 	}
 	sem := math.Sqrt(ss/float64(len(pct)-1)) / math.Sqrt(float64(len(pct)))
-	for name, got := range map[string]float64{"mle any_medal_pct_mean": mean, "mle any_medal_pct_sem": sem, "mle seeds": float64(len(pct))} {
+	const exp = "mle scaffolding-gpt4o-aide "
+	for name, got := range map[string]float64{exp + "any_medal_pct_mean": mean, exp + "any_medal_pct_sem": sem, exp + "seeds": float64(len(pct))} {
 		want, err := strconv.ParseFloat(ref.summary[name], 64)
 		if err != nil || math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s = %v, reference %v", name, got, ref.summary[name])
@@ -106,8 +109,8 @@ func TestMLEBenchBadInput(t *testing.T) {
 		if ds.Err() == nil || !strings.Contains(ds.Err().Error(), p+": "+"field") || !strings.Contains(ds.Err().Error(), c.want) {
 			t.Errorf("got %v, want %q", ds.Err(), c.want)
 		}
-		if len(ds.Runs) != 5 {
-			t.Errorf("%d runs kept, want 5", len(ds.Runs))
+		if len(ds.Runs) != 5 || ds.Runs[0].Agent != "run-group_x" {
+			t.Errorf("%d runs kept, want 5; agent %q (no run_group_experiments.csv: the folder's name)", len(ds.Runs), ds.Runs[0].Agent)
 		}
 	}
 	dir := t.TempDir()

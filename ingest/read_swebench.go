@@ -66,6 +66,30 @@ func isSWEResultsJSON(p string) bool {
 	return filepath.Base(p) == "results.json" && filepath.Base(filepath.Dir(p)) == "results"
 }
 
+// skipHarnessFile reports whether a file found in a folder is read with a
+// harness's report rather than on its own (skipSWEFile, skipMLEFile).
+func skipHarnessFile(fsys fs.FS, p string) bool { return skipSWEFile(fsys, p) || skipMLEFile(p) }
+
+// sweSubmissionAbove returns the submission folder of a file under
+// <submission>/logs/ or <submission>/trajs/ (a folder holding
+// results/results.json or per_instance_details.json).
+func sweSubmissionAbove(fsys fs.FS, p string) (string, bool) {
+	elems := strings.Split(filepath.ToSlash(p), "/")
+	for i := len(elems) - 2; i >= 0; i-- {
+		if elems[i] != "logs" && elems[i] != "trajs" {
+			continue
+		}
+		sub := "."
+		if i > 0 {
+			sub = filepath.FromSlash(strings.Join(elems[:i], "/"))
+		}
+		if isFileFS(fsys, filepath.Join(sub, "results", "results.json")) || isFileFS(fsys, filepath.Join(sub, "per_instance_details.json")) {
+			return sub, true
+		}
+	}
+	return "", false
+}
+
 // isSWEDetailsJSON reports whether path is the per-instance map of the
 // experiments' bash-only submissions (per_instance_details.json).
 func isSWEDetailsJSON(p string) bool { return filepath.Base(p) == "per_instance_details.json" }
@@ -94,7 +118,13 @@ func isSWEHarnessInput(fsys fs.FS, p string) bool {
 // Any other JSON Lines file whose first record is a SWE-bench prediction
 // (instance_id and model_patch keys: the harness's --predictions_path) is
 // skipped too: predictions are not runs; their evaluation is.
+//
+// Files under a submission's logs/ or trajs/ folder are skipped as well
+// (the logs are read per instance; trajectories are not runs).
 func skipSWEFile(fsys fs.FS, p string) bool {
+	if _, ok := sweSubmissionAbove(fsys, p); ok {
+		return true
+	}
 	if filepath.Base(p) == "all_preds.jsonl" {
 		for _, f := range []string{filepath.Join("results", "results.json"), "per_instance_details.json"} {
 			if _, err := statFS(fsys, filepath.Join(filepath.Dir(p), f)); err == nil {

@@ -262,7 +262,8 @@ func TestSWEBenchPatchStats(t *testing.T) {
 	}
 }
 
-// TestSWEBenchSubmissionEdges: an empty prediction without logs is
+// TestSWEBenchSubmissionEdges: files under trajs/ and logs/ are not
+// inputs; an empty prediction without logs is
 // no_patch (reporting.py never runs it); an instance report that says
 // resolved while results.json does not list it is a warning, and
 // results.json decides (the leaderboard's number).
@@ -273,9 +274,16 @@ func TestSWEBenchSubmissionEdges(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "results", "results.json"), []byte(`{"resolved": []}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "all_preds.jsonl"), []byte(`{"instance_id": "a__b-1", "model_name_or_path": "m", "model_patch": ""}`+"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "logs", "a__b-2", "report.json"), []byte(`{"a__b-2": {"patch_is_None": false, "patch_exists": true, "patch_successfully_applied": true, "resolved": true}}`), 0o644)
+	// Trajectories and files in logs/ are not inputs (they would fail as generic JSON Lines).
+	os.MkdirAll(filepath.Join(dir, "trajs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "trajs", "a__b-1.jsonl"), []byte(`{"role": "user", "content": "fix it"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "logs", "a__b-2", "steps.csv"), []byte("step,tokens\n1,20\n"), 0o644)
 	ds, err := Load([]string{dir}, Options{})
 	if err != nil || ds.Err() != nil {
 		t.Fatal(err, ds.Err())
+	}
+	if len(ds.Inputs) != 1 {
+		t.Errorf("inputs %+v, want results.json only", ds.Inputs)
 	}
 	if len(ds.Runs) != 2 {
 		t.Fatalf("%d runs", len(ds.Runs))

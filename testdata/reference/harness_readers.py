@@ -24,11 +24,15 @@ Rules (docs/data-model.md, "SWE-bench" and "MLE-bench"):
     wrong_result, error -> by the log as above ("evaluation error" else).
   score = 1 if resolved else 0. Patch line counts: lines starting with + or
     - inside hunks, each hunk read for the counts its @@ header gives.
-  MLE-bench: one run per competition report, trial = its 1-based position
-    among the competition's reports in the file; medal -> success; valid ->
+  MLE-bench: one run per competition report; agent = the run group's
+    experiment_id in mlebench/run_group_experiments.csv (else the group
+    folder's name); trial = the seed: the competition's reports of that
+    agent counted over the report files in sorted path order (run_id uses
+    the count within the file); medal -> success; valid ->
     wrong_result; exists -> exec_error "invalid submission"; else
-    exec_error "no submission". Per-seed any-medal % (seed k = trial k),
-    then mean and SEM (ddof=1) as experiments/aggregate_grading_reports.py.
+    exec_error "no submission". Per-seed any-medal % per agent (seed k =
+    trial k), then mean and SEM (ddof=1) as
+    experiments/aggregate_grading_reports.py reduces them.
 """
 import csv
 import glob
@@ -212,15 +216,24 @@ for rp in sorted(glob.glob(os.path.join(root, "swebench", "harness", "*.json")))
     summary.append(("swe-harness", "resolved_rate", sum(scores) / rep["total_instances"]))
 
 # MLE-bench grading reports
+experiments = {}
+ecsv = os.path.join(root, "mlebench", "run_group_experiments.csv")
+if os.path.exists(ecsv):
+    with open(ecsv, newline="") as f:
+        for row in csv.DictReader(f):
+            experiments[row["run_group"]] = row["experiment_id"]
+seed_of = {}   # (agent, competition) -> entries so far, over sorted report paths
+per_seed = {}  # (agent, seed) -> medals
 for gp in sorted(glob.glob(os.path.join(root, "mlebench", "*", "*grading_report*.json"))):
     group = os.path.basename(os.path.dirname(gp))
-    agent = group.split("run-group_", 1)[1] if "run-group_" in group else group
+    agent = experiments.get(group, group)
     rep = json.loads(read(gp))
     k = {}
-    per_seed = {}
     for cr in rep["competition_reports"]:
         cid = cr["competition_id"]
         k[cid] = k.get(cid, 0) + 1
+        seed_of[(agent, cid)] = seed_of.get((agent, cid), 0) + 1
+        seed = seed_of[(agent, cid)]
         if cr["any_medal"]:
             o = ("success", "")
         elif cr["valid_submission"]:
@@ -230,14 +243,15 @@ for gp in sorted(glob.glob(os.path.join(root, "mlebench", "*", "*grading_report*
         else:
             o = ("exec_error", "no submission")
         medal = 1 if cr["any_medal"] else 0
-        per_seed.setdefault(k[cid], []).append(medal)
+        per_seed.setdefault((agent, seed), []).append(medal)
         raw = "" if cr["score"] is None else repr(cr["score"])
-        out.writerow(["mle", f"{group}/{cid}/{k[cid]}", "mle-bench", cid, agent, k[cid], o[0], o[1], "", raw, medal,
+        out.writerow(["mle", f"{group}/{cid}/{k[cid]}", "mle-bench", cid, agent, seed, o[0], o[1], "", raw, medal,
                       str(cr["valid_submission"]).lower(), "", "", ""])
-    pct = [100 * sum(v) / len(v) for _, v in sorted(per_seed.items())]
-    summary.append(("mle", "seeds", len(pct)))
-    summary.append(("mle", "any_medal_pct_mean", statistics.mean(pct)))
-    summary.append(("mle", "any_medal_pct_sem", statistics.stdev(pct) / len(pct) ** 0.5))
+for agent in sorted(set(a for a, _ in per_seed)):
+    pct = [100 * sum(v) / len(v) for (a, _), v in sorted(per_seed.items()) if a == agent]
+    summary.append(("mle", agent + " seeds", len(pct)))
+    summary.append(("mle", agent + " any_medal_pct_mean", statistics.mean(pct)))
+    summary.append(("mle", agent + " any_medal_pct_sem", statistics.stdev(pct) / len(pct) ** 0.5))
 
 sys.stdout.write("# summary\n")
 for s in summary:
