@@ -291,7 +291,7 @@ func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 	// Precedence when an id is in several lists: the most specific class
 	// wins (resolved, then the failure classes, then no_generation).
 	rank := map[string]int{"resolved": 9, "no_generation": 8, "no_logs": 7, "no_apply": 6, "test_timeout": 5,
-		"test_errored": 4, "install_fail": 3, "reset_failed": 3}
+		"test_errored": 4, "install_fail": 3, "reset_failed": 3, "applied": 2}
 	keys := make([]string, 0, len(lists))
 	for k := range lists {
 		keys = append(keys, k)
@@ -618,7 +618,8 @@ func (l *loader) readSWERunReport(p string, data []byte, st *InputStats) {
 //	test_timeout, or the log says "Test timed out" / ">>>>> Tests Timed Out"
 //	                                → timeout
 //	report.json with tests graded (patch_successfully_applied) but not resolved,
-//	or unresolved in a run report   → wrong_result
+//	unresolved in a run report, or applied (older results.json) but not
+//	resolved                        → wrong_result
 //	anything else (error, test_errored, install_fail, reset_failed, no
 //	parseable test output)          → exec_error, with the class as error_type
 //	not resolved, and no list, report or log says more (a submission whose
@@ -645,6 +646,8 @@ func sweOutcome(in sweInstance, rep *sweInstanceReport, logText []byte) (outcome
 		return "patch_failed", "patch failed"
 	case "test_timeout":
 		return "timeout", "Execution Timeout"
+	case "applied": // older results.json: applied and tested, not resolved
+		return "wrong_result", ""
 	}
 	if rep != nil && (rep.PatchIsNone || !rep.PatchExists) {
 		return "no_patch", "empty patch"

@@ -365,3 +365,31 @@ func TestSWEBenchCatalogInstances(t *testing.T) {
 		t.Errorf("warnings %v", ds.Warnings)
 	}
 }
+
+// TestSWEBenchOlderResults: an older results.json (cumulative stage lists
+// generated, with_logs, applied, …): each instance takes its most specific
+// list; applied but not resolved is wrong_result, no_apply patch_failed,
+// test_timeout timeout, install_fail exec_error "install_fail".
+func TestSWEBenchOlderResults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "old")
+	os.MkdirAll(filepath.Join(dir, "results"), 0o755)
+	os.WriteFile(filepath.Join(dir, "results", "results.json"), []byte(`{
+  "no_generation": ["a__b-1"], "generated": ["a__b-2", "a__b-3", "a__b-4", "a__b-5", "a__b-6"],
+  "with_logs": ["a__b-2", "a__b-3", "a__b-4", "a__b-5", "a__b-6"], "install_fail": ["a__b-6"], "reset_failed": [],
+  "no_apply": ["a__b-5"], "applied": ["a__b-2", "a__b-3", "a__b-4"], "test_errored": [], "test_timeout": ["a__b-4"],
+  "resolved": ["a__b-2"]}`), 0o644)
+	ds, err := Load([]string{dir}, Options{})
+	if err != nil || ds.Err() != nil {
+		t.Fatal(err, ds.Err())
+	}
+	want := map[string][2]string{"a__b-1": {"no_patch", "no generation"}, "a__b-2": {"success", ""}, "a__b-3": {"wrong_result", ""},
+		"a__b-4": {"timeout", "Execution Timeout"}, "a__b-5": {"patch_failed", "patch failed"}, "a__b-6": {"exec_error", "install_fail"}}
+	if len(ds.Runs) != len(want) {
+		t.Fatalf("%d runs", len(ds.Runs))
+	}
+	for _, r := range ds.Runs {
+		if w := want[r.TaskID]; r.Outcome.V != w[0] || r.ErrorType.V != w[1] {
+			t.Errorf("%s: %s %q, want %s %q", r.TaskID, r.Outcome.V, r.ErrorType.V, w[0], w[1])
+		}
+	}
+}
