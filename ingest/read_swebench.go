@@ -111,16 +111,13 @@ func isSWEHarnessInput(fsys fs.FS, p string) bool {
 }
 
 // skipSWEFile reports whether a file found in a folder belongs to a
-// SWE-bench experiments submission and is read by its results.json rather
-// than on its own: <submission>/all_preds.jsonl (the predictions, read for
-// the model and the patches).
-//
-// Any other JSON Lines file whose first record is a SWE-bench prediction
-// (instance_id and model_patch keys: the harness's --predictions_path) is
-// skipped too: predictions are not runs; their evaluation is.
-//
-// Files under a submission's logs/ or trajs/ folder are skipped as well
-// (the logs are read per instance; trajectories are not runs).
+// SWE-bench experiments submission and is read with its results.json (or
+// per_instance_details.json) rather than on its own:
+// <submission>/all_preds.jsonl (the predictions, read for the model and
+// the patches) and every file under <submission>/logs/ or
+// <submission>/trajs/ (the logs are read per instance; trajectories are
+// not runs). Other predictions files are recognised by their first record
+// when read (readHarnessJSON), so that no file is opened twice here.
 func skipSWEFile(fsys fs.FS, p string) bool {
 	if _, ok := sweSubmissionAbove(fsys, p); ok {
 		return true
@@ -132,13 +129,12 @@ func skipSWEFile(fsys fs.FS, p string) bool {
 			}
 		}
 	}
-	if !strings.HasSuffix(p, ".jsonl") {
-		return false
-	}
-	head, err := readHead(fsys, p, 64<<10)
-	if err != nil {
-		return false
-	}
+	return false
+}
+
+// looksSWEPredictions reports whether a file's first line is a SWE-bench
+// prediction (instance_id and model_patch keys).
+func looksSWEPredictions(head []byte) bool {
 	first, _, _ := bytes.Cut(head, []byte("\n"))
 	return bytes.Contains(first, []byte(`"instance_id"`)) && bytes.Contains(first, []byte(`"model_patch"`))
 }
@@ -865,6 +861,13 @@ func (l *loader) readHarnessJSON(s *source, st *InputStats) bool {
 		forced = l.opt.Reader
 	default:
 		return false
+	}
+	if forced == "" && looksSWEPredictions(head) {
+		// The harness's --predictions_path: not runs (an unevaluated
+		// prediction has no outcome); its evaluation is.
+		st.Reader = ReaderSWEBench
+		l.warn(p, "SWE-bench predictions (instance_id, model_patch), not runs: skipped; ingest their evaluation (results/results.json, or the run report <model>.<run_id>.json with logs/run_evaluation/)")
+		return true
 	}
 	isSWE := isSWEResultsJSON(p) || isSWEDetailsJSON(p) || looksSWERunReport(head)
 	isMLE := looksMLEGradingReport(p, head)

@@ -232,7 +232,8 @@ func TestSWEBenchBadInput(t *testing.T) {
 }
 
 // TestSWEBenchPredictionsSkipped: a predictions file (--predictions_path)
-// beside a run report is not read as runs.
+// beside a run report gives no runs, and a warning says to ingest the
+// evaluation.
 func TestSWEBenchPredictionsSkipped(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "preds.jsonl"), []byte(`{"instance_id": "a__b-1", "model_name_or_path": "m", "model_patch": ""}`+"\n"), 0o644)
@@ -241,8 +242,11 @@ func TestSWEBenchPredictionsSkipped(t *testing.T) {
 	if err != nil || ds.Err() != nil {
 		t.Fatal(err, ds.Err())
 	}
-	if len(ds.Inputs) != 1 || len(ds.Runs) != 1 || ds.Runs[0].RunID != "r/m/a__b-1" || ds.Runs[0].Outcome.V != "no_patch" {
+	if len(ds.Inputs) != 2 || len(ds.Runs) != 1 || ds.Runs[0].RunID != "r/m/a__b-1" || ds.Runs[0].Outcome.V != "no_patch" {
 		t.Errorf("inputs %+v runs %+v", ds.Inputs, ds.Runs)
+	}
+	if len(ds.Warnings) != 1 || !strings.Contains(ds.Warnings[0].String(), "preds.jsonl: SWE-bench predictions (instance_id, model_patch), not runs: skipped") {
+		t.Errorf("warnings %v", ds.Warnings)
 	}
 }
 
