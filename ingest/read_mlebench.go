@@ -102,9 +102,10 @@ func isMLEGradingReportFile(fsys fs.FS, p string) bool {
 //
 //   - agent: the experiment_id that runs/run_group_experiments.csv (beside
 //     the run group folders, as in the mle-bench repository) gives the run
-//     group, else the run group folder's name; scaffold: the folder name
-//     after "run-group_" (2024-09-06T18-25-55-UTC_run-group_aide → aide).
-//     The scaffold alone is not the agent: many experiments share aide.
+//     group, else the run group folder's name. Not the scaffold in the
+//     folder name (…_run-group_aide): many experiments (models) share aide,
+//     and scaffold stays null because `rdeval success` groups by scaffold
+//     before agent, which would merge them.
 //   - run_id: <run group>/<competition_id>/<k>, k (1-based) counting the
 //     competition's entries in this report in file order.
 //   - trial: the seed: the competition's entries counted over every report
@@ -114,7 +115,7 @@ func isMLEGradingReportFile(fsys fs.FS, p string) bool {
 //     paths sorted), so per-trial rates are its per-seed rates (`rdeval
 //     success`: sd across trials).
 //   - task_id: competition_id; benchmark: mle-bench; model null (the
-//     report names none).
+//     report names none; the experiment id often does).
 //   - raw_score: score, the competition's own metric (null for an invalid
 //     submission). score stays null: competition metrics have different
 //     scales and directions, so averaging them is meaningless.
@@ -153,10 +154,6 @@ func (l *loader) readMLEBench(p string, data []byte, st *InputStats) {
 		dir = abs
 	}
 	group := filepath.Base(dir)
-	scaffold := ""
-	if _, after, ok := strings.Cut(group, "run-group_"); ok && after != "" {
-		scaffold = after
-	}
 	agent := l.mleExperiment(filepath.Dir(dir), group)
 	if agent == "" {
 		agent = group
@@ -207,9 +204,6 @@ func (l *loader) readMLEBench(p string, data []byte, st *InputStats) {
 		l.mle.seeds[seedKey]++
 		run := Run{RunID: fmt.Sprintf("%s/%s/%d", group, id, seen[id]), Benchmark: "mle-bench", TaskID: id, Agent: agent, Kind: "agent",
 			Trial: Some(int64(l.mle.seeds[seedKey])), SourceFile: p, SourceLine: 1}
-		if scaffold != "" {
-			run.Scaffold = Some(scaffold)
-		}
 		if cr.Score != nil && !math.IsNaN(*cr.Score) {
 			run.RawScore = Some(*cr.Score)
 		}
