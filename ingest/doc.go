@@ -52,6 +52,13 @@
 //   - terminal-bench: a terminal-bench 0.2 run's results.json, or its
 //     trials' own results.json when it has none; the agent comes from
 //     run_metadata.json (see read_terminalbench.go).
+//   - swe-bench: SWE-bench evaluations, one run per instance of the
+//     evaluation: a SWE-bench/experiments submission (results/results.json,
+//     logs/<instance>/, all_preds.jsonl) or the harness's run report
+//     <model>.<run_id>.json with logs/run_evaluation/ beside it (see
+//     read_swebench.go).
+//   - mle-bench: MLE-bench grading reports (*_grading_report.json), one run
+//     per competition report; trial = the seed (see read_mlebench.go).
 //
 // Readers stream: lines are parsed in place (internal/jsonline for JSON
 // Lines, internal/csvline for CSV), so a 10 MB line or a 10^7-row score log

@@ -22,7 +22,7 @@ const (
 // Readers lists the reader names in documentation order.
 var Readers = []string{ReaderMETR, ReaderScoreLogCSV, ReaderScoreLogJSONL, ReaderRExBenchRuns,
 	ReaderRExBenchTable, ReaderGeneric, ReaderRdevalParquet, ReaderRdevalArrowIPC, ReaderInspectEval, ReaderInspectJSON, ReaderExecute,
-	ReaderHarbor, ReaderTerminalBench}
+	ReaderHarbor, ReaderTerminalBench, ReaderSWEBench, ReaderMLEBench}
 
 // metrKeys maps METR run-file keys (both the all_runs.jsonl and the newer
 // runs.jsonl schema) to runs columns.

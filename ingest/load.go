@@ -111,6 +111,7 @@ type loader struct {
 	interner
 	tableTasks []Task         // tasks read from rdeval tables (kept even without runs)
 	aux        map[string]any // per-folder state of folder readers (auxState)
+	mle        mleState       // MLE-bench seeds counted across grading reports (read_mlebench.go)
 }
 
 // setHumanRef records METR's human score for a task; the last one read
@@ -287,6 +288,9 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		if name == "journal.jsonl" && isRunDir(filepath.Dir(path)) {
 			return nil
 		}
+		if skipHarnessFile(fsys, path) {
+			return nil // read with the harness's report (read_swebench.go, read_mlebench.go)
+		}
 		base := strings.TrimSuffix(name, ".gz")
 		switch {
 		case base == "score.log", strings.HasSuffix(base, ".jsonl"), strings.HasSuffix(base, ".csv"),
@@ -305,7 +309,7 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		case strings.HasSuffix(name, ".json"):
 			// Other JSON documents in a folder (e.g. a run's result.json) are
 			// not inputs; Inspect .json logs are.
-			if inspectJSONFile(fsys, path) {
+			if inspectJSONFile(fsys, path) || isSWEHarnessInput(fsys, path) || isMLEGradingReportFile(fsys, path) {
 				out = append(out, path)
 			}
 		}
@@ -388,6 +392,9 @@ func (l *loader) loadFile(path string) {
 			return
 		}
 		l.readInspectEval(path, &st)
+		return
+	}
+	if l.readHarnessJSON(s, &st) {
 		return
 	}
 	if looksInspectJSON(s.peek(64 << 10)) {

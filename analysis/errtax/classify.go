@@ -110,7 +110,8 @@ func (rs Rules) Classify(file string, r io.Reader) (Label, error) {
 }
 
 // Scan reads one log of the run, line by line (LF or CRLF line endings; a
-// final line without a line ending counts). file names the log in labels.
+// final line without a line ending counts; a lone CR also ends a line, see
+// feedSegments). file names the log in labels.
 // It returns only read errors.
 func (c *Classifier) Scan(file string, r io.Reader) error {
 	if c.timeout != nil {
@@ -147,9 +148,33 @@ func (c *Classifier) Scan(file string, r io.Reader) error {
 		if n == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
-		c.feed(n, line)
+		c.feedSegments(n, line)
 		if c.timeout != nil || err != nil {
 			return nil
+		}
+	}
+}
+
+// feedSegments feeds line n split at each lone CR: progress bars (pytest,
+// tqdm) redraw with CR, so what a terminal shows as separate lines shares
+// one LF line in the log. Every segment keeps the number n of its LF line
+// (what grep -n and sed -n count); empty segments are skipped.
+func (c *Classifier) feedSegments(n int, line []byte) {
+	for {
+		i := bytes.IndexByte(line, '\r')
+		if i < 0 {
+			c.feed(n, line)
+			return
+		}
+		if i > 0 {
+			c.feed(n, line[:i])
+			if c.timeout != nil {
+				return
+			}
+		}
+		line = line[i+1:]
+		if len(line) == 0 {
+			return
 		}
 	}
 }

@@ -253,3 +253,24 @@ func TestParseExceptionLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCarriageReturn: a lone CR ends a line as LF does (pytest and tqdm
+// redraw their progress line with CR, so a log holds "[ 50%]\rValueError:
+// b" on one LF line). Before issue 22 the CR segment stayed part of the
+// line: the second traceback's exception line was not recognised and the
+// first traceback's KeyError was reported. The line number stays the LF
+// line's (what grep -n and sed -n count), here 9 for ValueError.
+func TestCarriageReturn(t *testing.T) {
+	tb := "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    f()\n"
+	log := tb + "KeyError: 'a'\n" + "tests/test_x.py ....\r" + tb + "[ 50%]\rValueError: b\rtests/test_y.py ..\n"
+	got := classify(t, log)
+	if got.Type != "ValueError" || got.Line != 8 || got.Evidence != "ValueError: b" {
+		t.Errorf("got %s line %d %q, want ValueError line 8 %q", got.Type, got.Line, got.Evidence, "ValueError: b")
+	}
+	// CRLF stays one line ending, and a line rule sees the CR segment
+	// alone: "progress\rsh: 1: run_final.sh: not found" is empty or missing.
+	got = classify(t, "ok\r\n10%\r100%\rsh: 1: run_final.sh: not found\r\n")
+	if got.Type != "empty or missing" || got.Line != 2 || got.Evidence != "sh: 1: run_final.sh: not found" {
+		t.Errorf("got %s line %d %q", got.Type, got.Line, got.Evidence)
+	}
+}

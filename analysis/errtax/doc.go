@@ -55,6 +55,11 @@
 //
 // # How a run's primary error is chosen
 //
+// Lines end at LF, CRLF or a lone CR: progress bars (pytest, tqdm) redraw
+// with CR, so "[ 50%]\rValueError: x" is two lines, the second an
+// exception line. Line numbers count LF lines (as grep -n does); the CR
+// segments of one LF line share its number.
+//
 // Lines that merely mention errors ("0 errors", "error_rate=0.1", a logged
 // UserWarning) count for nothing: only the exception line that ends a
 // Python traceback and lines that a line rule matches do. Tracebacks are

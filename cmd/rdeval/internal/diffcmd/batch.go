@@ -74,7 +74,8 @@ func findRuns(dir string, gold map[string]string) ([]agentRun, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), patchExt) || !isFile(p) {
+		swe := d.Name() == sweAgentPatch
+		if d.IsDir() || (!strings.HasSuffix(d.Name(), patchExt) && !swe) || !isFile(p) {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, p)
@@ -82,6 +83,9 @@ func findRuns(dir string, gold map[string]string) ([]agentRun, error) {
 			return err
 		}
 		id := strings.TrimSuffix(filepath.ToSlash(rel), patchExt)
+		if swe {
+			id = sweRunID(filepath.ToSlash(filepath.Dir(rel)))
+		}
 		runs = append(runs, agentRun{runID: id, task: taskOf(id, gold), path: p})
 		return nil
 	})
@@ -93,6 +97,23 @@ func findRuns(dir string, gold map[string]string) ([]agentRun, error) {
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].runID < runs[j].runID })
 	return runs, nil
+}
+
+// sweAgentPatch is the agent patch of a SWE-bench instance's log folder.
+const sweAgentPatch = "patch.diff"
+
+// sweRunID is the run id of a SWE-bench patch.diff in folder rel (relative
+// to --agent-dir): rel without its "logs" folders, so that it is the
+// swe-bench reader's run id (<submission>/logs/<instance> →
+// <submission>/<instance>; <run_id>/<model>/<instance> as it is).
+func sweRunID(rel string) string {
+	var keep []string
+	for _, e := range strings.Split(rel, "/") {
+		if e != "logs" {
+			keep = append(keep, e)
+		}
+	}
+	return strings.Join(keep, "/")
 }
 
 // taskOf returns the gold task of the run whose id (slash-separated path

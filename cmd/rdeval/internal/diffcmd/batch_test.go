@@ -254,3 +254,39 @@ func TestTaskStats(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBatchSWEBenchPatchDiff (issue 22): SWE-bench's patch.diff files are
+// agent patches too, named after their folder with a "logs" folder left
+// out, so that run ids are the swe-bench reader's:
+// <submission>/logs/<instance>/patch.diff → <submission>/<instance>, and
+// logs/run_evaluation/<run_id>/<model>/<instance>/patch.diff under
+// --agent-dir logs/run_evaluation → <run_id>/<model>/<instance>. The task is
+// the instance folder (named like its gold patch). Metrics by hand:
+// the gold patch itself, so all 1 and over-edit 0 (see TestBatch's cogs/run1).
+func TestBatchSWEBenchPatchDiff(t *testing.T) {
+	dir := t.TempDir()
+	gold, agent := filepath.Join(dir, "gold"), filepath.Join(dir, "evaluation")
+	write(t, gold, map[string]string{"a__b-1.patch": othelloPatch})
+	write(t, agent, map[string]string{
+		"sub1/logs/a__b-1/patch.diff":                othelloPatch,
+		"sub1/logs/a__b-1/test_output.txt":           "not a patch",
+		"run_evaluation/r1/org__m/a__b-1/patch.diff": othelloPatch,
+	})
+	out, stderr, err := runCmd(t, "--gold-dir", gold, "--agent-dir", agent, "--format", "json")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err, out)
+	}
+	want := []string{"run_evaluation/r1/org__m/a__b-1", "sub1/a__b-1"}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows:\n%s", len(rows), out)
+	}
+	for i, w := range want {
+		if rows[i]["run_id"] != w || rows[i]["task_id"] != "a__b-1" || rows[i]["file_recall"] != 1.0 || rows[i]["over_edit_share"] != 0.0 {
+			t.Errorf("row %d: %v, want run %s task a__b-1, recall 1, over-edit 0", i, rows[i], w)
+		}
+	}
+}

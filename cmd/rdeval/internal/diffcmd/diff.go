@@ -104,7 +104,11 @@ one run: run_id is its path relative to ADIR without ".patch", slash-separated
 (ADIR/cogs/run1.patch → cogs/run1). Its task is the deepest folder on that path
 named like a gold task (ADIR/openhands/cogs/default/run1.patch → cogs); else the
 longest task that the file name equals or starts with followed by _ - . or @
-(ADIR/cogs_run3.patch → cogs). One row per run, sorted by run_id: run_id,
+(ADIR/cogs_run3.patch → cogs). SWE-bench's patch.diff files count too, named
+after their folder without "logs" folders, as ingest's swe-bench reader names
+runs (ADIR/<submission>/logs/<instance>/patch.diff → <submission>/<instance>;
+--agent-dir logs/run_evaluation: <run_id>/<model>/<instance>); the instance
+folder is the task. One row per run, sorted by run_id: run_id,
 task_id, the six metrics, agent_files, gold_files (counts) and
 agent_lines_changed (added + deleted); join it with the runs table on run_id. A
 run without a task or with a bad patch is an error; --skip-bad lists them on

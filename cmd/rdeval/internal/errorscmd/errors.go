@@ -58,7 +58,14 @@ python, python_library, python_other, bash and timeout, plus python_unlisted
 
 PATH is a log file (one run; run_id is its name without extension) or a run
 folder (one run; run_id is the folder's name) whose *.log, *.txt, stdout
-and stderr files are read together, in name order.
+and stderr files are read together, in name order, with those in a
+harness's log subfolders (terminal-bench sessions/, panes/, agent-logs/;
+Harbor verifier/, and agent/ beside result.json or config.json). A log in
+such a subfolder belongs to its trial folder: run_id is the trial folder's
+name (task/trial.1-of-1/sessions/agent.log is run trial.1-of-1). A folder
+without logs is searched up to 4 levels down for run folders (runs/ finds
+runs/o1/run3/ and runs/o1/task/trial/); folders with no logs are skipped
+with a note on stderr (an error only when no PATH gives a run).
 
 The primary error of a run: a timeout marker (first one) beats the last
 Python traceback, which beats the first bash error. The last traceback is
@@ -166,9 +173,12 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	runs, err := FindRuns(opts.Paths, opts.AgentFrom, opts.Agent)
+	runs, skipped, err := FindRuns(opts.Paths, opts.AgentFrom, opts.Agent)
 	if err != nil {
 		return err
+	}
+	for _, d := range skipped {
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s: no log files, skipped\n", d)
 	}
 	for i := range runs {
 		if runs[i].Label, err = classify(rules, runs[i].Files); err != nil {
@@ -213,58 +223,211 @@ func IsLogName(name string) bool {
 	return name == "stdout" || name == "stderr"
 }
 
-// FindRuns turns PATH arguments into runs: a file is a run, a folder is a
-// run made of its log files (IsLogName, in name order, not recursive).
-// agentFrom is AgentFromParent, AgentFromGrandparent or AgentFromNone;
-// agent, when not empty, is every run's agent.
-func FindRuns(paths []string, agentFrom, agent string) ([]ClassifiedRun, error) {
-	var runs []ClassifiedRun
+// maxSearchDepth is how many folder levels below a PATH are searched for
+// run folders.
+const maxSearchDepth = 4
+
+// harnessDirs are the log subfolders of a harness's trial folder:
+// terminal-bench's sessions/, panes/ and agent-logs/, Harbor's verifier/
+// and agent/ (agent/ only beside Harbor's result.json, config.json or
+// verifier/, since "agent" is also a common name for a folder of runs).
+var harnessDirs = map[string]bool{"sessions": true, "panes": true, "agent-logs": true, "verifier": true, "agent": true}
+
+// isHarnessDir reports whether the folder dir is a harness log subfolder
+// of a trial folder (harnessDirs).
+func isHarnessDir(dir string) bool {
+	name := filepath.Base(dir)
+	if !harnessDirs[name] {
+		return false
+	}
+	if name != "agent" {
+		return true
+	}
+	parent := filepath.Dir(dir)
+	for _, s := range []string{"result.json", "config.json", "verifier"} {
+		if _, err := os.Stat(filepath.Join(parent, s)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// trialOf returns the trial folder of a log file that lies in a harness
+// log subfolder or one level below it (Harbor's agent/command-0/stdout.txt),
+// or "" for any other file.
+func trialOf(file string) string {
+	d := filepath.Dir(file)
+	for i := 0; i < 2; i++ {
+		if isHarnessDir(d) {
+			return filepath.Dir(d)
+		}
+		d = filepath.Dir(d)
+	}
+	return ""
+}
+
+func isRegular(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// runLogs returns the log files of a run folder: its own (IsLogName) and
+// those in its harness log subfolders, up to two levels down, in name
+// order of their paths below dir.
+func runLogs(dir string) ([]string, error) {
+	var files []string
+	var walk func(d string, depth int, top bool) error
+	walk = func(d string, depth int, top bool) error {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			if e.IsDir() {
+				if (top && isHarnessDir(p)) || (!top && depth < 2) {
+					if err := walk(p, depth+1, false); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if IsLogName(e.Name()) && isRegular(p) {
+				files = append(files, p)
+			}
+		}
+		return nil
+	}
+	return files, walk(dir, 0, true)
+}
+
+// FindRuns turns PATH arguments into runs.
+//
+// A file is a run named after the file (runs/o1/run3.log is run3), unless
+// it lies in a harness log subfolder (harnessDirs) of a trial folder: then
+// the run is the trial folder, named after it, and the logs given from
+// one trial folder are one run (task/trial.1-of-1/sessions/agent.log is run
+// trial.1-of-1).
+//
+// A folder that holds logs (its own *.log, *.txt, stdout, stderr, or those
+// in its harness log subfolders: runLogs) is a run named after the folder.
+// A folder without logs is searched, up to maxSearchDepth levels down,
+// for such run folders (runs/ finds runs/o1/run3/ and
+// runs/o1/task/trial/); the search does not enter a run folder, so a folder
+// of log files found this way is one run (give runs/o1/*.log for one run
+// per file). Folders without logs anywhere below them are returned in
+// skipped (the deepest such folder under a folder that gave runs), not an
+// error; FindRuns fails only when no PATH gives a run.
+//
+// The agent of a run is the name of the folder above the run's file or
+// folder (AgentFromParent) or the one above that (AgentFromGrandparent),
+// or agent when not empty.
+func FindRuns(paths []string, agentFrom, agent string) (runs []ClassifiedRun, skipped []string, err error) {
+	index := map[string]int{} // run folder or file (absolute) -> runs index
+	seen := map[string]bool{} // log files already in a run
+	add := func(at, id string, files []string) {
+		i, ok := index[at]
+		if !ok {
+			r := ClassifiedRun{Agent: agent, ID: id}
+			if r.Agent == "" {
+				switch agentFrom {
+				case AgentFromParent:
+					r.Agent = filepath.Base(filepath.Dir(at))
+				case AgentFromGrandparent:
+					r.Agent = filepath.Base(filepath.Dir(filepath.Dir(at)))
+				}
+			}
+			i = len(runs)
+			index[at] = i
+			runs = append(runs, r)
+		}
+		for _, f := range files {
+			if !seen[f] {
+				seen[f] = true
+				runs[i].Files = append(runs[i].Files, f)
+			}
+		}
+	}
+	var search func(dir string, depth int) (int, []string, error)
+	search = func(dir string, depth int) (int, []string, error) {
+		files, err := runLogs(dir)
+		if err != nil {
+			return 0, nil, &cmdutil.BadInputError{Err: err}
+		}
+		if len(files) > 0 {
+			add(dir, filepath.Base(dir), files)
+			return 1, nil, nil
+		}
+		if depth == maxSearchDepth {
+			return 0, []string{dir}, nil
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return 0, nil, &cmdutil.BadInputError{Err: err}
+		}
+		n, below := 0, []string(nil)
+		for _, e := range entries {
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue // .git, .cache: not run folders
+			}
+			k, s, err := search(filepath.Join(dir, e.Name()), depth+1)
+			if err != nil {
+				return 0, nil, err
+			}
+			n += k
+			below = append(below, s...)
+		}
+		if n == 0 {
+			return 0, []string{dir}, nil
+		}
+		return n, below, nil
+	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, &cmdutil.BadInputError{Err: err}
+			return nil, nil, &cmdutil.BadInputError{Err: err}
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return nil, err
-		}
-		r := ClassifiedRun{Agent: agent}
-		if r.Agent == "" {
-			switch agentFrom {
-			case AgentFromParent:
-				r.Agent = filepath.Base(filepath.Dir(abs))
-			case AgentFromGrandparent:
-				r.Agent = filepath.Base(filepath.Dir(filepath.Dir(abs)))
-			}
+			return nil, nil, err
 		}
 		if !st.IsDir() {
+			if trial := trialOf(abs); trial != "" {
+				add(trial, filepath.Base(trial), []string{p})
+				continue
+			}
 			base := filepath.Base(abs)
-			r.ID = strings.TrimSuffix(base, filepath.Ext(base))
-			r.Files = []string{p}
-			runs = append(runs, r)
+			add(abs, strings.TrimSuffix(base, filepath.Ext(base)), []string{p})
 			continue
 		}
-		r.ID = filepath.Base(abs)
-		entries, err := os.ReadDir(p)
+		if isHarnessDir(abs) {
+			abs = filepath.Dir(abs) // trial/sessions/ is its trial folder
+		}
+		_, s, err := search(abs, 0)
 		if err != nil {
-			return nil, &cmdutil.BadInputError{Err: err}
+			return nil, nil, err
 		}
-		for _, e := range entries {
-			if !IsLogName(e.Name()) {
-				continue
-			}
-			fp := filepath.Join(p, e.Name())
-			if fi, err := os.Stat(fp); err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			r.Files = append(r.Files, fp)
+		for _, d := range s {
+			skipped = append(skipped, displayPath(p, abs, d))
 		}
-		if len(r.Files) == 0 {
-			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("%s: no log files (a run folder holds *.log, *.txt, stdout or stderr files; give a log file or a run folder)", p)}
-		}
-		runs = append(runs, r)
 	}
-	return runs, nil
+	if len(runs) == 0 && len(paths) > 0 {
+		return nil, nil, &cmdutil.BadInputError{Err: fmt.Errorf("%s: no log files (a run folder holds *.log, *.txt, stdout or stderr files, or run folders below it; give a log file or a run folder)", strings.Join(skipped, ", "))}
+	}
+	return runs, skipped, nil
+}
+
+// displayPath writes folder d, found below PATH p (absolute: abs), the way
+// the PATH was given.
+func displayPath(p, abs, d string) string {
+	rel, err := filepath.Rel(abs, d)
+	if err != nil {
+		return d
+	}
+	if rel == "." {
+		return p
+	}
+	return filepath.Join(p, rel)
 }
 
 func classify(rules errtax.Rules, files []string) (errtax.Label, error) {

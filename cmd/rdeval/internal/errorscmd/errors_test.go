@@ -355,3 +355,88 @@ func TestNewCmdOptions(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// TestIssue22EmptyFolder: a run folder without logs among others is
+// skipped with a note on stderr; before issue 22 it aborted the batch.
+// Only when no PATH gives a run is it an error (TestErrors).
+func TestIssue22EmptyFolder(t *testing.T) {
+	dir := t.TempDir()
+	a1 := filepath.Join(dir, "runs", "agentA", "run01")
+	write(t, filepath.Join(a1, "stderr"), "Traceback (most recent call last):\n  File \"c.py\", line 2, in <module>\nKeyError: 'x'\n")
+	empty := filepath.Join(dir, "runs", "agentA", "run02")
+	write(t, filepath.Join(empty, "notes.md"), "not a log\n")
+	out, stderr, err := runCmd(t, a1, empty, "--format", "csv")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	if want := "agent,run_id,group,type,exception,line,file,evidence\nagentA,run01,python,KeyError,KeyError,3," + filepath.Join(a1, "stderr") + ",KeyError: 'x'\n"; out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	if !strings.Contains(stderr, "note: "+empty+": no log files") || !strings.Contains(stderr, "skipped") {
+		t.Errorf("stderr: %q", stderr)
+	}
+}
+
+// TestIssue22Nested: a folder without logs of its own is searched for run
+// folders below it (runs/<agent>/<trial>/, two levels deep), and a
+// terminal-bench trial folder (<task>/<trial>/sessions/agent.log,
+// panes/post-agent.txt) is one run named after the trial folder; before
+// issue 22 the folder was "no log files" and agent.log was run "agent".
+func TestIssue22Nested(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	write(t, filepath.Join(runs, "agentA", "run01", "stdout"), "ERROR: empty patch\n")
+	write(t, filepath.Join(runs, "agentA", "run02", "harness.txt"), "[TIMEOUT] 12h\n")
+	write(t, filepath.Join(runs, "agentB", "run03", "notes.md"), "no logs here\n")
+	trial := filepath.Join(runs, "agentB", "task-a.1-of-1")
+	write(t, filepath.Join(trial, "sessions", "agent.log"), "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nNameError: name 'x' is not defined\n")
+	write(t, filepath.Join(trial, "panes", "post-agent.txt"), "$ ls\nls: cannot access 'y': No such file or directory\n")
+	write(t, filepath.Join(trial, "results.json"), "{}\n")
+
+	out, stderr, err := runCmd(t, runs, "--format", "json")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	rows := jsonRows(t, out)
+	want := [][4]any{
+		{"agentA", "run01", "empty patch", filepath.Join(runs, "agentA", "run01", "stdout")},
+		{"agentA", "run02", "Execution Timeout", filepath.Join(runs, "agentA", "run02", "harness.txt")},
+		// panes/ is read before sessions/ (name order); the traceback beats the bash error.
+		{"agentB", "task-a.1-of-1", "NameError", filepath.Join(trial, "sessions", "agent.log")},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(rows), len(want), rows)
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r["agent"] != w[0] || r["run_id"] != w[1] || r["type"] != w[2] || r["file"] != w[3] {
+			t.Errorf("row %d: %v, want %v", i, r, w)
+		}
+	}
+	if !strings.Contains(stderr, filepath.Join(runs, "agentB", "run03")+": no log files") {
+		t.Errorf("stderr: %q", stderr)
+	}
+
+	// The log file itself: the run is its trial folder, the agent the folder above.
+	out, stderr, err = runCmd(t, filepath.Join(trial, "sessions", "agent.log"), "--format", "json")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	rows = jsonRows(t, out)
+	if len(rows) != 1 || rows[0]["run_id"] != "task-a.1-of-1" || rows[0]["agent"] != "agentB" || rows[0]["type"] != "NameError" {
+		t.Errorf("agent.log: %v", rows)
+	}
+	// Two logs of one trial folder are one run.
+	out, _, _ = runCmd(t, filepath.Join(trial, "panes", "post-agent.txt"), filepath.Join(trial, "sessions", "agent.log"), "--format", "json")
+	if rows = jsonRows(t, out); len(rows) != 1 || rows[0]["type"] != "NameError" {
+		t.Errorf("two logs of a trial: %v", rows)
+	}
+	// A folder named agent is a harness folder only beside Harbor's
+	// result.json/config.json or a verifier/ folder: runs/agent/run9.log stays run9.
+	plain := filepath.Join(dir, "other", "agent", "run9.log")
+	write(t, plain, "fine\n")
+	out, _, _ = runCmd(t, plain, "--format", "json")
+	if rows = jsonRows(t, out); len(rows) != 1 || rows[0]["run_id"] != "run9" || rows[0]["agent"] != "agent" {
+		t.Errorf("plain agent folder: %v", rows)
+	}
+}
