@@ -15,6 +15,9 @@ type Bar struct {
 	Group, Level string
 	Value        float64
 	Lo, Hi       float64
+	// Style, when set on a level's first bar, is the level's colour (e.g.
+	// the agent's in a study's StyleMap); nil: the next palette colour.
+	Style *SeriesStyle
 }
 
 // SuccessBars draws grouped bars (groups along x in input order, one colour
@@ -34,7 +37,11 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	AddGrid(p)
 	var groups, levels []string
 	seenG, seenL := map[string]int{}, map[string]int{}
+	levelStyle := map[string]*SeriesStyle{}
 	for _, b := range bars {
+		if _, ok := seenL[b.Level]; !ok {
+			levelStyle[b.Level] = b.Style
+		}
 		if _, ok := seenG[b.Group]; !ok {
 			seenG[b.Group] = len(groups)
 			groups = append(groups, b.Group)
@@ -73,6 +80,9 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 			return nil, err
 		}
 		bc.Color = Color(li + 1)
+		if st := levelStyle[level]; st != nil {
+			bc.Color = st.Color
+		}
 		bc.LineStyle.Width = 0
 		bc.Offset = width * vg.Length(float64(li)-float64(float64(len(levels)-1)/2))
 		p.Add(bc)
