@@ -38,7 +38,9 @@ const PartialLabel = "open: fewer tasks"
 
 // LinePlot draws series as lines over translucent bands, in the house
 // style, with a log2 x axis when log2x. Every band is drawn before any
-// line, so that no band covers another series' line. Empty series and NaN
+// line, so that no band covers another series' line. Draw puts the legend
+// in a corner of the data area where it covers no line, marker or band,
+// else outside to the right. Empty series and NaN
 // points are skipped; a plot with no data is still a valid (empty) figure.
 func LinePlot(title, xLabel, yLabel string, series []Series, log2x bool) (*plot.Plot, error) {
 	p := NewPlot(title, xLabel, yLabel)
@@ -89,6 +91,14 @@ func LinePlot(title, xLabel, yLabel string, series []Series, log2x bool) (*plot.
 			slot = i + 1
 		}
 		b := built{s: s, ls: LineStyle(slot), line: line, partial: partial}
+		av := avoidFor(p)
+		av.lines = append(av.lines, line)
+		for _, q := range partial {
+			av.lines = append(av.lines, plotter.XYs{q})
+		}
+		if len(upper) >= 2 {
+			av.bands = append(av.bands, [2]plotter.XYs{upper, lower})
+		}
 		if s.Style != nil {
 			b.ls = s.Style.Line()
 		}

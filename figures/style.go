@@ -305,6 +305,10 @@ func isOutside(l *plot.Legend) bool {
 //     the corner chosen by Top and Left, moved by XOffs and YOffs, over a
 //     LegendBackground box; it is drawn after all plotters so that it is on
 //     top of the data.
+//   - Except for plots whose data was recorded (LinePlot, AddRefLines): their
+//     inside legend goes to the first corner (top left, top right, bottom
+//     right, bottom left) where it covers no line, marker, band or reference
+//     line, and outside, as above, when there is none.
 //
 // Draw does not modify p: it draws a shallow copy of it.
 func Draw(p *plot.Plot, c draw.Canvas) {
@@ -320,6 +324,16 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 	}
 
 	descent := leg.TextStyle.FontExtents().Descent
+	if a := lookupAvoid(p); a != nil && !isOutside(&leg) {
+		top, left, ok := placeLegend(&q, q.DataCanvas(c), a, size.X+2*LegendPadding, size.Y+2*LegendPadding)
+		if ok {
+			leg.Top, leg.Left = top, left
+			leg.XOffs, leg.YOffs = 0, 0
+		} else {
+			leg.Top, leg.Left = true, false
+			leg.XOffs, leg.YOffs = LegendGap, 0
+		}
+	}
 	if isOutside(&leg) {
 		// LegendPadding keeps the text off the right edge of c.
 		room := leg.XOffs + size.X + LegendPadding
