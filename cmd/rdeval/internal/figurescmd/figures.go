@@ -254,6 +254,7 @@ type Drawn struct {
 // Render draws every figure of cfg on ds in memory; it writes nothing.
 func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) {
 	inputs := datasetInputs(cfg, ds)
+	styles := studyStyles(cfg, ds)
 	var out []Drawn
 	for i := range cfg.Figures {
 		f := &cfg.Figures[i]
@@ -273,7 +274,7 @@ func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) 
 			}
 			fds = &cp
 		}
-		c := &drawCtx{cfg: cfg, fig: f, ds: fds, seed: cfg.seed(f), boot: cfg.boot(f), ci: cfg.ci()}
+		c := &drawCtx{cfg: cfg, fig: f, ds: fds, seed: cfg.seed(f), boot: cfg.boot(f), ci: cfg.ci(), styles: styles}
 		if len(fds.Runs) == 0 {
 			return nil, cmdutil.Usagef("%s:%d: figure %q: no runs left after its where filters", cfg.Path, f.line, f.ID)
 		}
@@ -290,6 +291,7 @@ func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) 
 			}
 			return nil, fmt.Errorf("figure %q (%s): %w", f.ID, f.Type, err)
 		}
+		applyAxes(f, p)
 		width := f.Width
 		if width == "" {
 			width = "one"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"gonum.org/v1/plot"
 )
@@ -69,6 +70,69 @@ type drawCtx struct {
 	ci    float64
 	warns []string
 	extra []InputRecord // files the figure reads besides the runs
+	// styles: one style per agent of the study (not of this figure), so
+	// an agent keeps its colour in every figure.
+	styles figures.StyleMap
+}
+
+// style is agent's style in the study.
+func (c *drawCtx) style(agent string) *figures.SeriesStyle { return c.styles.Get(agent) }
+
+// name is the display name of an agent, task, hint level or term: the
+// config's names, else figures.DisplayName.
+func (c *drawCtx) name(s string) string {
+	if n, ok := c.cfg.Names[s]; ok {
+		return n
+	}
+	return figures.DisplayName(s)
+}
+
+// studyStyles maps the study's agents (humans: those with a run of kind
+// human) to styles, with the config's colours over them.
+func studyStyles(cfg *Config, ds *ingest.Dataset) figures.StyleMap {
+	human := map[string]bool{}
+	seen := map[string]bool{}
+	var agents []string
+	for i := range ds.Runs {
+		r := &ds.Runs[i]
+		if !seen[r.Agent] {
+			seen[r.Agent] = true
+			agents = append(agents, r.Agent)
+		}
+		if r.Kind == "human" {
+			human[r.Agent] = true
+		}
+	}
+	m := figures.NewStyleMap(agents, func(a string) bool { return human[a] })
+	for a, hex := range cfg.Colors {
+		col, _ := figures.ParseHexColor(hex) // checked by ParseConfig
+		st := m[a]
+		st.Color = col
+		m[a] = st
+	}
+	return m
+}
+
+// applyAxes sets the figure's axis labels and limits from the config.
+func applyAxes(f *Figure, p *plot.Plot) {
+	if f.XLabel != "" {
+		p.X.Label.Text = f.XLabel
+	}
+	if f.YLabel != "" {
+		p.Y.Label.Text = f.YLabel
+	}
+	if f.XMin != nil {
+		p.X.Min = *f.XMin
+	}
+	if f.XMax != nil {
+		p.X.Max = *f.XMax
+	}
+	if f.YMin != nil {
+		p.Y.Min = *f.YMin
+	}
+	if f.YMax != nil {
+		p.Y.Max = *f.YMax
+	}
 }
 
 // quiet returns streams that drop the command's table and keep its

@@ -62,7 +62,7 @@ func (f *figureData) allocation(rows []allocationcmd.Row) {
 		if r.Selection != "observed" {
 			continue
 		}
-		f.alloc[r.Agent] = append(f.alloc[r.Agent], analysis.AllocationPoint{BudgetS: r.BudgetS, RunLengthS: r.RunLengthS, Best: r.Best,
+		f.alloc[r.Agent] = append(f.alloc[r.Agent], analysis.AllocationPoint{BudgetS: r.BudgetS, RunLengthS: r.RunLengthS, Best: r.Best, FullTaskSet: r.FullTaskSet,
 			ScoreAtKPoint: analysis.ScoreAtKPoint{K: r.K, NTasks: r.NTasks, Estimate: r.Estimate, CILow: r.CILow, CIHigh: r.CIHigh}})
 	}
 }
