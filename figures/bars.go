@@ -1,7 +1,9 @@
 package figures
 
 import (
+	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -55,7 +57,11 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 		return p, nil
 	}
-	width := vg.Points(48) / vg.Length(max(1, len(levels)))
+	// A group's bars take 48 pt, or less where many groups share a
+	// two-column figure (14 agents): 80% of a group's slot, estimated as
+	// the figure's width less the axis and the legend.
+	slot := (TwoColumn - vg.Points(180)) / vg.Length(len(groups))
+	width := min(vg.Points(48), slot*0.8) / vg.Length(max(1, len(levels)))
 	for li, level := range levels {
 		vals := make(plotter.Values, len(groups))
 		var errs plotter.XYs
@@ -80,19 +86,34 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 			return nil, err
 		}
 		bc.Color = Color(li + 1)
-		if st := levelStyle[level]; st != nil {
-			bc.Color = st.Color
-		}
 		bc.LineStyle.Width = 0
+		if st := levelStyle[level]; st != nil {
+			barStyle(bc, *st)
+		}
 		bc.Offset = width * vg.Length(float64(li)-float64(float64(len(levels)-1)/2))
 		p.Add(bc)
 		p.Legend.Add(level, bc)
 		if len(errs) > 0 {
-			p.Add(&errorBars{xys: errs, errs: yerr, offset: bc.Offset})
+			p.Add(&errorBars{xys: errs, errs: yerr, offset: bc.Offset, capHalf: min(vg.Points(2), width*0.35)})
 		}
 	}
 	names := append([]string(nil), groups...)
 	p.NominalX(names...)
+	// Many groups or long names (14 agents): turn the labels when the
+	// longest would not fit its slot, by 30°, or 60° when turned labels
+	// of that many lines would still run into each other.
+	lines := 1
+	wide := false
+	for _, n := range names {
+		lines = max(lines, strings.Count(n, "\n")+1)
+		wide = wide || p.X.Tick.Label.Width(n) > slot*0.9
+	}
+	if wide {
+		RotateXLabels(p)
+		if h := p.X.Tick.Label.Height("X") * vg.Length(lines); slot*0.5 < h*1.1 {
+			p.X.Tick.Label.Rotation = math.Pi / 3
+		}
+	}
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5 // half a slot of margin on each side
 	LegendOutside(p)
 	if p.Y.Min > 0 {
@@ -101,12 +122,39 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	return p, nil
 }
 
+// barStyle gives bc the look of a series style: a solid series fills its
+// bars with its colour; a dashed one (the palette's second round, e.g.
+// agents 7 to 12 of a study) half-tinted with a border in the colour; a
+// dotted one (third round) white with a border in the colour; so that
+// bars of agents that share a colour stay apart, in print too.
+func barStyle(bc *plotter.BarChart, st SeriesStyle) {
+	bc.Color = st.Color
+	if len(st.Dashes) == 0 {
+		return
+	}
+	bc.LineStyle = draw.LineStyle{Color: st.Color, Width: vg.Points(0.8)}
+	if st.Dashes[0] >= vg.Points(3) {
+		bc.Color = tint(st.Color, 0.5)
+	} else {
+		bc.Color = color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}
+	}
+}
+
+// tint mixes c with white, f of the way.
+func tint(c color.NRGBA, f float64) color.NRGBA {
+	m := func(v uint8) uint8 { return uint8(float64(v) + (255-float64(v))*f + 0.5) }
+	return color.NRGBA{R: m(c.R), G: m(c.G), B: m(c.B), A: 0xff}
+}
+
 // errorBars draws vertical intervals [lo, hi] at data x shifted by a
 // canvas offset, so they sit on bars that plotter.BarChart offsets.
 type errorBars struct {
 	xys    plotter.XYs
 	errs   [][2]float64
 	offset vg.Length
+	// capHalf is half the width of the caps (0: 2 pt); narrow bars get
+	// narrow caps so that neighbours' caps do not touch.
+	capHalf vg.Length
 }
 
 func (e *errorBars) Plot(c draw.Canvas, plt *plot.Plot) {
@@ -114,6 +162,9 @@ func (e *errorBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	ls := LineStyle(0)
 	ls.Width = vg.Points(0.6)
 	cap := vg.Points(2)
+	if e.capHalf > 0 {
+		cap = e.capHalf
+	}
 	for i, pt := range e.xys {
 		x := trX(pt.X) + e.offset
 		lo, hi := trY(e.errs[i][0]), trY(e.errs[i][1])

@@ -215,3 +215,50 @@ func TestStackedBarsGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestBars14AgentsGolden (issue 24): RE-Bench Fig. 9's layout with the
+// paper's 14 agents and humans, coloured by a study StyleMap: agents 7 to
+// 12 share the first six colours but have tinted, bordered bars, agents
+// 13 and 14 white bordered bars, humans dark grey. Byte-compared with
+// testdata/bars14_golden.svg.
+func TestBars14AgentsGolden(t *testing.T) {
+	var agents []string
+	for i := 1; i <= 14; i++ {
+		agents = append(agents, "Agent "+string(rune('A'+i-1)))
+	}
+	styles := NewStyleMap(append(agents, "human"), func(n string) bool { return n == "human" })
+	tasks := []string{"Fix embedding", "NanoGPT chat RL", "Optimize LLM foundry", "Restricted MLM", "Rust codecontests inference", "Small scaling law", "Triton cumsum"}
+	var bars []Bar
+	for ti, task := range tasks {
+		for ai, a := range append(agents, "human") {
+			v := 0.05 + float64((ti*7+ai*3)%11)/12
+			bars = append(bars, Bar{Group: task, Level: a, Value: v, Lo: v * 0.8, Hi: v * 1.15, Style: styles.Get(a)})
+		}
+	}
+	p, err := GroupedBars("score@k per task", "Average normalized score", bars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlotGolden(t, p, TwoColumn, Height(OneColumn)*1.2, "bars14")
+}
+
+// TestSuccess14AgentsGolden (issue 24): RExBench success bars for 14
+// agents (framework and model on two lines) and three hint levels; the
+// labels do not fit their slots, so they are turned. Byte-compared with
+// testdata/success14_golden.svg.
+func TestSuccess14AgentsGolden(t *testing.T) {
+	var bars []Bar
+	for i := 0; i < 14; i++ {
+		g := []string{"openhands", "aider", "claude-code"}[i%3] + "\n" + []string{"claude-3-7-sonnet", "o4-mini", "deepseek-r1", "gpt-4o", "qwen3-235b"}[i%5]
+		g += string(rune('a' + i))
+		for li, level := range []string{"No hints", "Hints 1", "Hints 2"} {
+			v := float64((i*5+li*3)%9) / 10
+			bars = append(bars, Bar{Group: g, Level: level, Value: v, Lo: math.Max(0, v-0.1), Hi: math.Min(1, v+0.1)})
+		}
+	}
+	p, err := SuccessBars("Final success", bars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlotGolden(t, p, TwoColumn, Height(OneColumn)*1.2, "success14")
+}

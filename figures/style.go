@@ -453,11 +453,19 @@ func UseLog2X(p *plot.Plot) {
 // their own.
 var displayWords = map[string]string{"llm": "LLM", "mlm": "MLM", "rl": "RL", "nanogpt": "NanoGPT", "mlp": "MLP", "gpt": "GPT"}
 
+// displayNames are default display names of RExBench's hint levels.
+var displayNames = map[string]string{"no_hints": "No hints", "hints": "Hints", "detailed_hints": "Detailed hints"}
+
 // DisplayName is the default display name of an id drawn in a figure: a
 // RE-Bench task id "ai_rd_fix_embedding/main" becomes "Fix embedding"
 // (prefix and "/main" dropped, underscores as spaces, first letter
-// capital, LLM, MLM, RL and NanoGPT spelt so); anything else is returned as it is.
+// capital, LLM, MLM, RL and NanoGPT spelt so), RExBench's hint levels
+// no_hints, hints, detailed_hints read "No hints", "Hints", "Detailed
+// hints"; anything else is returned as it is.
 func DisplayName(id string) string {
+	if n, ok := displayNames[id]; ok {
+		return n
+	}
 	rest, ok := strings.CutPrefix(id, "ai_rd_")
 	if !ok {
 		return id

@@ -83,7 +83,7 @@ func drawHorizonFit(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	var curves []figures.LogisticCurve
 	for _, a := range res.Agents {
 		s := span[a.Agent]
-		curves = append(curves, figures.LogisticCurve{Label: a.Agent, Intercept: a.Fit.Intercept, Slope: a.Fit.Slope, XMin: s[0], XMax: s[1]})
+		curves = append(curves, figures.LogisticCurve{Label: c.name(a.Agent), Intercept: a.Fit.Intercept, Slope: a.Fit.Slope, XMin: s[0], XMax: s[1]})
 		if a.N < 30 {
 			c.warnf("%s: only %d runs in the fit", a.Agent, a.N)
 		}
@@ -132,7 +132,7 @@ func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		if !ok {
 			continue
 		}
-		pts = append(pts, figures.HorizonPoint{Label: a.Agent, Release: d, Minutes: a.Horizons[0], Lo: a.CILow[0], Hi: a.CIHigh[0], Frontier: frontier[a.Agent]})
+		pts = append(pts, figures.HorizonPoint{Label: c.name(a.Agent), Release: d, Minutes: a.Horizons[0], Lo: a.CILow[0], Hi: a.CIHigh[0], Frontier: frontier[a.Agent]})
 	}
 	tr := &figures.Trend{Slope: trend.Slope, Intercept: trend.Intercept}
 	if c.boot > 0 {
