@@ -155,12 +155,16 @@ type errorBars struct {
 	// capHalf is half the width of the caps (0: 2 pt); narrow bars get
 	// narrow caps so that neighbours' caps do not touch.
 	capHalf vg.Length
+	color   color.Color // nil: black
 }
 
 func (e *errorBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	ls := LineStyle(0)
 	ls.Width = vg.Points(0.6)
+	if e.color != nil {
+		ls.Color = e.color
+	}
 	cap := vg.Points(2)
 	if e.capHalf > 0 {
 		cap = e.capHalf
