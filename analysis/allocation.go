@@ -166,7 +166,10 @@ type Holdout struct {
 // of every allocation are divided at random into two halves (⌊n/2⌋ and the
 // rest); the allocation with the highest cross-task score@k on the first
 // half is chosen and scored on the second half. A task whose half has fewer
-// than k runs is left out of that half's mean (or truncated, per opt.Short).
+// than k runs is left out of that half's mean (or truncated, per
+// opt.Short), and an allocation whose halves do not both cover the agent's
+// full task set (every task with a score in allocs) is not a candidate in
+// that split, as AllocationCurve's Best.
 // Split b draws from PCG(opt.Seed, b). The estimate is the mean of the
 // held-out values; the interval their (1±level)/2 quantiles.
 func HoldoutBest(allocs []Allocation, budget float64, opt ScoreAtKOptions) (Holdout, error) {
@@ -186,6 +189,17 @@ func HoldoutBest(allocs []Allocation, budget float64, opt ScoreAtKOptions) (Hold
 	}
 	if len(cands) == 0 {
 		return h, fmt.Errorf("analysis: no run length divides the budget %v s", budget)
+	}
+	// As in AllocationCurve, a candidate whose half leaves out a task (short
+	// of k runs there) averages over other tasks, so it is not a candidate
+	// in that split.
+	taskSet := map[string]bool{}
+	for _, a := range allocs {
+		for _, t := range a.Tasks {
+			if len(t.Scores) > 0 {
+				taskSet[t.Task] = true
+			}
+		}
 	}
 	var vals []float64
 	for b := 0; b < opt.Boot; b++ {
@@ -207,7 +221,7 @@ func HoldoutBest(allocs []Allocation, budget float64, opt ScoreAtKOptions) (Hold
 					evalN++
 				}
 			}
-			if selN == 0 || evalN == 0 {
+			if selN == 0 || selN != len(taskSet) || evalN != len(taskSet) {
 				continue
 			}
 			if m := selSum / float64(selN); m > bestSel {
@@ -221,7 +235,7 @@ func HoldoutBest(allocs []Allocation, budget float64, opt ScoreAtKOptions) (Hold
 	}
 	h.Splits = len(vals)
 	if len(vals) == 0 {
-		h.Warnings = append(h.Warnings, fmt.Errorf("budget %v s: no allocation has enough runs per task for a split", budget))
+		h.Warnings = append(h.Warnings, fmt.Errorf("budget %v s: no allocation has enough runs on every task for a split", budget))
 		return h, nil
 	}
 	h.Estimate = mean(vals)
@@ -239,7 +253,9 @@ func halfScore(s []float64, k int, random bool, short ShortTasks) (float64, bool
 		return 0, false
 	}
 	if k > len(s) {
-		if short != TruncateShort {
+		// A random-selection task's score@k is its mean for every k: never
+		// short of runs (as in ScoreAtKCurve).
+		if short != TruncateShort && !random {
 			return 0, false
 		}
 		k = len(s)

@@ -141,3 +141,21 @@ func TestAllocationNoFullTaskSet(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestHoldoutFullTaskSet: at T = 3600, 1800 s@2 would win on "easy" alone
+// (0.9), but "hard" has one 1800-s run, so no half of it has 2 runs and
+// that allocation is never a candidate; 3600 s@1 covers both tasks in both
+// halves and is chosen in every split.
+func TestHoldoutFullTaskSet(t *testing.T) {
+	allocs := []Allocation{
+		{RunLengthS: 1800, Tasks: []TaskScores{{Task: "easy", Scores: []float64{0.9, 0.9, 0.9, 0.9}}, {Task: "hard", Scores: []float64{0}}}},
+		{RunLengthS: 3600, Tasks: []TaskScores{{Task: "easy", Scores: []float64{0.5, 0.5}}, {Task: "hard", Scores: []float64{0.1, 0.1}}}},
+	}
+	h, err := HoldoutBest(allocs, 3600, ScoreAtKOptions{Boot: 20, Seed: 3, Level: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Splits != 20 || h.Chosen[3600] != 20 || h.Chosen[1800] != 0 || math.Abs(h.Estimate-0.3) > 1e-12 {
+		t.Errorf("%+v", h)
+	}
+}
