@@ -20,6 +20,10 @@ type Bar struct {
 	// Style, when set on a level's first bar, is the level's colour (e.g.
 	// the agent's in a study's StyleMap); nil: the next palette colour.
 	Style *SeriesStyle
+	// Partial marks a value over fewer tasks than its group's others (an
+	// allocation cell short of runs): drawn open, white with a border in
+	// the level's colour, with a legend entry saying so.
+	Partial bool
 }
 
 // SuccessBars draws grouped bars (groups along x in input order, one colour
@@ -62,8 +66,14 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	// the figure's width less the axis and the legend.
 	slot := (TwoColumn - vg.Points(180)) / vg.Length(len(groups))
 	width := min(vg.Points(48), slot*0.8) / vg.Length(max(1, len(levels)))
+	anyPartial := false
 	for li, level := range levels {
 		vals := make(plotter.Values, len(groups))
+		open := make([]float64, len(groups))
+		for i := range open {
+			open[i] = math.NaN()
+		}
+		hasOpen := false
 		var errs plotter.XYs
 		var yerr [][2]float64
 		for _, b := range bars {
@@ -75,7 +85,11 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 			if !finite(v) {
 				v = 0
 			}
-			vals[gi] = v
+			if b.Partial {
+				open[gi], hasOpen = v, true
+			} else {
+				vals[gi] = v
+			}
 			if finite(b.Lo) && finite(b.Hi) && finite(b.Value) {
 				errs = append(errs, plotter.XY{X: float64(gi), Y: b.Value})
 				yerr = append(yerr, [2]float64{b.Lo, b.Hi})
@@ -93,9 +107,21 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		bc.Offset = width * vg.Length(float64(li)-float64(float64(len(levels)-1)/2))
 		p.Add(bc)
 		p.Legend.Add(level, bc)
+		if hasOpen {
+			anyPartial = true
+			ob := &openBars{vals: open, width: width, offset: bc.Offset,
+				style: draw.LineStyle{Color: nrgba(bc.Color), Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1)}}}
+			if bc.LineStyle.Width > 0 {
+				ob.style.Color = bc.LineStyle.Color
+			}
+			p.Add(ob)
+		}
 		if len(errs) > 0 {
 			p.Add(&errorBars{xys: errs, errs: yerr, offset: bc.Offset, capHalf: min(vg.Points(2), width*0.35)})
 		}
+	}
+	if anyPartial {
+		p.Legend.Add(PartialBarLabel, openBarThumb{})
 	}
 	names := append([]string(nil), groups...)
 	p.NominalX(names...)
@@ -120,6 +146,52 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		p.Y.Min = 0
 	}
 	return p, nil
+}
+
+// PartialBarLabel is the legend entry of Bar.Partial bars.
+const PartialBarLabel = "dashed open: fewer tasks"
+
+// openBars draws Bar.Partial bars: a dashed outline from 0 to the value
+// at group i (NaN: none), offset on the canvas as the level's BarChart.
+type openBars struct {
+	vals          []float64
+	width, offset vg.Length
+	style         draw.LineStyle
+}
+
+func (o *openBars) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	for i, v := range o.vals {
+		if !finite(v) {
+			continue
+		}
+		x := trX(float64(i)) + o.offset
+		y0, y1 := trY(0), trY(v)
+		l, r := x-o.width/2, x+o.width/2
+		c.StrokeLines(o.style, []vg.Point{{X: l, Y: y0}, {X: l, Y: y1}, {X: r, Y: y1}, {X: r, Y: y0}})
+	}
+}
+
+// DataRange makes the open bars count in the axis ranges.
+func (o *openBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax, ymin, ymax = math.Inf(1), math.Inf(-1), 0, 0
+	for i, v := range o.vals {
+		if finite(v) {
+			xmin, xmax = math.Min(xmin, float64(i)), math.Max(xmax, float64(i))
+			ymax = math.Max(ymax, v)
+			ymin = math.Min(ymin, v)
+		}
+	}
+	return
+}
+
+// openBarThumb is the legend thumbnail of partial bars.
+type openBarThumb struct{}
+
+func (openBarThumb) Thumbnail(c *draw.Canvas) {
+	r := vg.Rectangle{Min: vg.Point{X: c.Min.X + 1, Y: c.Min.Y + 1}, Max: vg.Point{X: c.Max.X - 1, Y: c.Max.Y - 1}}
+	c.StrokeLines(draw.LineStyle{Color: HumanColor, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1)}},
+		[]vg.Point{r.Min, {X: r.Min.X, Y: r.Max.Y}, r.Max, {X: r.Max.X, Y: r.Min.Y}, r.Min})
 }
 
 // barStyle gives bc the look of a series style: a solid series fills its

@@ -262,3 +262,26 @@ func TestSuccess14AgentsGolden(t *testing.T) {
 	}
 	checkPlotGolden(t, p, TwoColumn, Height(OneColumn)*1.2, "success14")
 }
+
+// TestPartialBars: a Bar.Partial value is drawn as a dashed outline with
+// the legend entry; without partial bars there is neither.
+func TestPartialBars(t *testing.T) {
+	draw := func(partial bool) string {
+		p, err := GroupedBars("x", "y", []Bar{{Group: "A", Level: "30 min", Value: 0.4, Lo: 0.3, Hi: 0.5}, {Group: "A", Level: "2 h", Value: 0.6, Lo: 0.5, Hi: 0.7, Partial: partial}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Save(p, TwoColumn, Height(OneColumn), "svg", &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	with, without := draw(true), draw(false)
+	if !strings.Contains(with, PartialBarLabel) || !strings.Contains(with, "stroke-dasharray") {
+		t.Error("partial bar: no legend entry or dashed outline")
+	}
+	if strings.Contains(without, PartialBarLabel) {
+		t.Error("legend entry without partial bars")
+	}
+}

@@ -258,6 +258,9 @@ type allocationBarsOptions struct {
 	Budget      string `yaml:"budget"` // the total budget, e.g. 8h (required)
 	HumanLength string `yaml:"human_length"`
 	Truncate    string `yaml:"truncate"`
+	// Partial: distinct (default) draws a cell whose mean covers fewer of
+	// the agent's tasks as a dashed open bar; omit leaves it out.
+	Partial string `yaml:"partial"`
 }
 
 func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
@@ -268,6 +271,10 @@ func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	budget, err := parseDuration(opts.Budget)
 	if err != nil {
 		return nil, nil, c.optErr("budget %v", err)
+	}
+	partial, err := figures.ParsePartial(opts.Partial)
+	if err != nil {
+		return nil, nil, c.optErr("%v", err)
 	}
 	ao := &allocationOptions{Budgets: []string{opts.Budget}, HumanLength: opts.HumanLength, Truncate: opts.Truncate}
 	rows, err := allocationRows(c, ao)
@@ -280,13 +287,17 @@ func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 			continue
 		}
 		level := durationLabel(strconv.FormatFloat(r.RunLengthS, 'f', -1, 64)) + " runs"
-		bars = append(bars, figures.Bar{Group: c.name(r.Agent), Level: level, Value: r.Estimate, Lo: r.CILow, Hi: r.CIHigh})
+		b := figures.Bar{Group: c.name(r.Agent), Level: level, Value: r.Estimate, Lo: r.CILow, Hi: r.CIHigh, Partial: !r.FullTaskSet}
+		if b.Partial && partial == figures.PartialOmit {
+			b.Value, b.Lo, b.Hi = math.NaN(), math.NaN(), math.NaN()
+		}
+		bars = append(bars, b)
 	}
 	if len(bars) == 0 {
 		c.warnf("no allocation of the %s budget: no agent has runs whose length divides it", opts.Budget)
 	}
 	p, err := figures.GroupedBars(c.title("score@k by allocation, "+durationLabel(strconv.FormatFloat(budget, 'f', -1, 64))+" budget"), "Average normalized score", bars)
-	return p, map[string]any{"budget": opts.Budget, "human_length": ao.HumanLength, "truncate": ao.Truncate, "select": "observed"}, err
+	return p, map[string]any{"budget": opts.Budget, "human_length": ao.HumanLength, "truncate": ao.Truncate, "select": "observed", "partial": partialName(partial)}, err
 }
 
 type perTaskOptions struct {
