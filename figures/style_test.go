@@ -434,3 +434,24 @@ func TestDrawLeavesPlot(t *testing.T) {
 		}
 	}
 }
+
+// TestDisplayName: RE-Bench task ids and RExBench hint levels read as
+// names; anything else is left as it is.
+func TestDisplayName(t *testing.T) {
+	for in, want := range map[string]string{
+		"ai_rd_fix_embedding/main":               "Fix embedding",
+		"ai_rd_optimize_llm_foundry/main":        "Optimize LLM foundry",
+		"ai_rd_nanogpt_chat_rl/main":             "NanoGPT chat RL",
+		"ai_rd_restricted_mlm/main":              "Restricted MLM",
+		"ai_rd_rust_codecontests_inference/main": "Rust codecontests inference",
+		"no_hints":                               "No hints",
+		"detailed_hints":                         "Detailed hints",
+		"o1-preview":                             "o1-preview",
+		"ai_rd_":                                 "ai_rd_",
+		"hint_levelhints":                        "hint_levelhints",
+	} {
+		if got := DisplayName(in); got != want {
+			t.Errorf("DisplayName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
