@@ -291,7 +291,9 @@ func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) 
 			}
 			return nil, fmt.Errorf("figure %q (%s): %w", f.ID, f.Type, err)
 		}
-		applyAxes(f, p)
+		if err := applyAxes(cfg, f, p); err != nil {
+			return nil, err
+		}
 		width := f.Width
 		if width == "" {
 			width = "one"

@@ -285,6 +285,8 @@ func TestBadConfig(t *testing.T) {
 		{"where column", "demo: true\nfigures:\n  - {id: a, type: errors, where: [colour=red]}\n", "c.yaml:3: figure \"a\": where"},
 		{"bad colour", "demo: true\ncolors: {human: yellow}\nfigures: [{id: a, type: errors}]\n", "colors: human: colour \"yellow\": want #RRGGBB"},
 		{"axis limits", "demo: true\nfigures:\n  - {id: a, type: errors, y_min: 1, y_max: 0}\n", "c.yaml:3: figure \"a\": axis limits"},
+		{"log axis limit", "demo: true\nfigures:\n  - {id: a, type: allocation, x_min: 0}\n", "c.yaml:3: figure \"a\": x_min 0: the axis is logarithmic"},
+		{"limits cross the data range", "demo: true\nfigures:\n  - {id: a, type: errors, y_max: -5}\n", "c.yaml:3: figure \"a\": axis limits: x"},
 		{"bad partial", "demo: true\nfigures:\n  - {id: a, type: allocation, options: {partial: hide}}\n", "partial \"hide\": want distinct or omit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

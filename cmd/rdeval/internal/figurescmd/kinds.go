@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
@@ -113,26 +114,33 @@ func studyStyles(cfg *Config, ds *ingest.Dataset) figures.StyleMap {
 	return m
 }
 
-// applyAxes sets the figure's axis labels and limits from the config.
-func applyAxes(f *Figure, p *plot.Plot) {
+// applyAxes sets the figure's axis labels and limits from the config; a
+// limit of 0 or less on a log axis is an error.
+func applyAxes(cfg *Config, f *Figure, p *plot.Plot) error {
 	if f.XLabel != "" {
 		p.X.Label.Text = f.XLabel
 	}
 	if f.YLabel != "" {
 		p.Y.Label.Text = f.YLabel
 	}
-	if f.XMin != nil {
-		p.X.Min = *f.XMin
+	for _, l := range []struct {
+		v     *float64
+		dst   *float64
+		name  string
+		scale plot.Normalizer
+	}{{f.XMin, &p.X.Min, "x_min", p.X.Scale}, {f.XMax, &p.X.Max, "x_max", p.X.Scale}, {f.YMin, &p.Y.Min, "y_min", p.Y.Scale}, {f.YMax, &p.Y.Max, "y_max", p.Y.Scale}} {
+		if l.v == nil {
+			continue
+		}
+		if _, log := l.scale.(plot.LogScale); log && !(*l.v > 0) {
+			return cmdutil.Usagef("%s:%d: figure %q: %s %v: the axis is logarithmic, want a positive limit", cfg.Path, f.line, f.ID, l.name, *l.v)
+		}
+		*l.dst = *l.v
 	}
-	if f.XMax != nil {
-		p.X.Max = *f.XMax
+	if !(p.X.Min < p.X.Max) || !(p.Y.Min < p.Y.Max) {
+		return cmdutil.Usagef("%s:%d: figure %q: axis limits: x %v to %v, y %v to %v: want min < max", cfg.Path, f.line, f.ID, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
 	}
-	if f.YMin != nil {
-		p.Y.Min = *f.YMin
-	}
-	if f.YMax != nil {
-		p.Y.Max = *f.YMax
-	}
+	return nil
 }
 
 // quiet returns streams that drop the command's table and keep its
