@@ -91,6 +91,14 @@ func (c *drawCtx) name(s string) string {
 // studyStyles maps the study's agents (humans: those with a run of kind
 // human) to styles, with the config's colours over them.
 func studyStyles(cfg *Config, ds *ingest.Dataset) figures.StyleMap {
+	return AgentStyles(ds, cfg.Colors)
+}
+
+// AgentStyles maps the agents of ds (humans: those with a run of kind
+// human) to one style each, figures.NewStyleMap, with colors (agent →
+// #RRGGBB, already checked) over them; rdeval report uses it too, so an
+// agent has one colour in every figure of a study.
+func AgentStyles(ds *ingest.Dataset, colors map[string]string) figures.StyleMap {
 	human := map[string]bool{}
 	seen := map[string]bool{}
 	var agents []string
@@ -105,7 +113,7 @@ func studyStyles(cfg *Config, ds *ingest.Dataset) figures.StyleMap {
 		}
 	}
 	m := figures.NewStyleMap(agents, func(a string) bool { return human[a] })
-	for a, hex := range cfg.Colors {
+	for a, hex := range colors {
 		col, _ := figures.ParseHexColor(hex) // checked by ParseConfig
 		st := m[a]
 		st.Color = col
