@@ -285,3 +285,29 @@ func TestPartialBars(t *testing.T) {
 		t.Error("legend entry without partial bars")
 	}
 }
+
+// TestScoreAtKPartialOmit: a k over fewer tasks is an open marker with its
+// legend entry by default and absent with PartialOmit; the line never
+// reaches it.
+func TestScoreAtKPartialOmit(t *testing.T) {
+	g := []ScoreAtKGroup{{Label: "A", Points: []analysis.ScoreAtKPoint{ptn(1, 7, 0.2, 0.1, 0.3), ptn(2, 7, 0.3, 0.2, 0.4), ptn(4, 1, 0.0, 0, 0)}}}
+	svg := func(opts ...LineOptions) string {
+		p, err := ScoreAtKFigure("x", g, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Save(p, OneColumn, Height(OneColumn), "svg", &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	distinct, omit := svg(), svg(LineOptions{Partial: PartialOmit})
+	if !strings.Contains(distinct, PartialLabel) || strings.Contains(omit, PartialLabel) {
+		t.Errorf("legend entry: distinct %v, omit %v", strings.Contains(distinct, PartialLabel), strings.Contains(omit, PartialLabel))
+	}
+	// With the k = 4 point omitted, the x axis ends at k = 2.
+	if strings.Contains(omit, ">4<") || !strings.Contains(distinct, ">4<") {
+		t.Error("the omitted point still widens the axis, or the distinct one does not")
+	}
+}
