@@ -24,6 +24,22 @@ type avoidSet struct {
 	lines  []plotter.XYs    // polylines (each point and segment)
 	bands  [][2]plotter.XYs // upper and lower bounds at the same x, in order
 	hlines []float64        // horizontal lines across the data area
+	series int              // legend entries of series (LinePlot)
+}
+
+// ManySeries is the number of legend entries above which a line figure
+// reads better two columns wide: an outside legend of more entries takes
+// half of a one-column figure.
+const ManySeries = 6
+
+// SeriesCount returns the number of series LinePlot drew on p (with a
+// legend entry each), 0 for other plots; rdeval figures widens a line
+// figure past ManySeries to two columns unless its width is set.
+func SeriesCount(p *plot.Plot) int {
+	if a := lookupAvoid(p); a != nil {
+		return a.series
+	}
+	return 0
 }
 
 var (

@@ -157,6 +157,7 @@ func LinePlot(title, xLabel, yLabel string, series []Series, log2x bool) (*plot.
 			}
 		}
 		p.Legend.Add(b.s.Label, thumbs...)
+		avoidFor(p).series++
 	}
 	if anyPartial {
 		p.Legend.Add(PartialLabel, ringThumb{})

@@ -297,7 +297,9 @@ func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) 
 		width := f.Width
 		if width == "" {
 			width = "one"
-			if k.wide {
+			// Many agents (the paper's 14) on a line figure: two columns,
+			// or the outside legend takes half of the figure.
+			if k.wide || figures.SeriesCount(p) > figures.ManySeries {
 				width = "two"
 			}
 		}
