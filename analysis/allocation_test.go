@@ -103,3 +103,59 @@ func TestAllocationBestSameTasks(t *testing.T) {
 		t.Errorf("%+v", pts)
 	}
 }
+
+// TestAllocationNoFullTaskSet: at T = 7200 every cell drops a task (1800
+// s@4: "hard" has 2 runs; 3600 s@2: "easy" has 1 run), so no cell is Best,
+// every cell is flagged partial, and AllocationWarnings names the budget
+// (and only it: at 3600 both cells cover both tasks, and 1800 s@2, (0.9 +
+// 0.1)/2 = 0.5, beats 3600 s@1, (0.8 + 0.15)/2 = 0.475).
+func TestAllocationNoFullTaskSet(t *testing.T) {
+	allocs := []Allocation{
+		{RunLengthS: 1800, Tasks: []TaskScores{{Task: "easy", Scores: []float64{0.9, 0.9, 0.9, 0.9}}, {Task: "hard", Scores: []float64{0, 0.1}}}},
+		{RunLengthS: 3600, Tasks: []TaskScores{{Task: "easy", Scores: []float64{0.8}}, {Task: "hard", Scores: []float64{0.1, 0.2}}}},
+	}
+	pts, err := AllocationCurve(allocs, []float64{3600, 7200}, ScoreAtKOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		if p.AgentTasks != 2 || p.FullTaskSet != (p.NTasks == 2) {
+			t.Errorf("%+v", p)
+		}
+		if p.BudgetS == 7200 && (p.Best || p.FullTaskSet) {
+			t.Errorf("partial cell marked best or full: %+v", p)
+		}
+		if p.BudgetS == 3600 && p.Best != (p.RunLengthS == 1800) {
+			t.Errorf("budget 3600: %+v", p)
+		}
+	}
+	ws := AllocationWarnings(pts)
+	if len(ws) != 1 {
+		t.Fatalf("warnings %v", ws)
+	}
+	w, ok := ws[0].(PartialTaskSet)
+	if !ok || w.BudgetS != 7200 || w.MaxTasks != 1 || w.AgentTasks != 2 {
+		t.Errorf("warning %#v", ws[0])
+	}
+	if got, want := w.Error(), "budget 2 h: no allocation covers all 2 tasks (at most 1 of them); no best point, its cells are flagged partial"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestHoldoutFullTaskSet: at T = 3600, 1800 s@2 would win on "easy" alone
+// (0.9), but "hard" has one 1800-s run, so no half of it has 2 runs and
+// that allocation is never a candidate; 3600 s@1 covers both tasks in both
+// halves and is chosen in every split.
+func TestHoldoutFullTaskSet(t *testing.T) {
+	allocs := []Allocation{
+		{RunLengthS: 1800, Tasks: []TaskScores{{Task: "easy", Scores: []float64{0.9, 0.9, 0.9, 0.9}}, {Task: "hard", Scores: []float64{0}}}},
+		{RunLengthS: 3600, Tasks: []TaskScores{{Task: "easy", Scores: []float64{0.5, 0.5}}, {Task: "hard", Scores: []float64{0.1, 0.1}}}},
+	}
+	h, err := HoldoutBest(allocs, 3600, ScoreAtKOptions{Boot: 20, Seed: 3, Level: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Splits != 20 || h.Chosen[3600] != 20 || h.Chosen[1800] != 0 || math.Abs(h.Estimate-0.3) > 1e-12 {
+		t.Errorf("%+v", h)
+	}
+}

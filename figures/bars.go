@@ -1,7 +1,9 @@
 package figures
 
 import (
+	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -15,6 +17,13 @@ type Bar struct {
 	Group, Level string
 	Value        float64
 	Lo, Hi       float64
+	// Style, when set on a level's first bar, is the level's colour (e.g.
+	// the agent's in a study's StyleMap); nil: the next palette colour.
+	Style *SeriesStyle
+	// Partial marks a value over fewer tasks than its group's others (an
+	// allocation cell short of runs): drawn open, white with a border in
+	// the level's colour, with a legend entry saying so.
+	Partial bool
 }
 
 // SuccessBars draws grouped bars (groups along x in input order, one colour
@@ -34,7 +43,11 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	AddGrid(p)
 	var groups, levels []string
 	seenG, seenL := map[string]int{}, map[string]int{}
+	levelStyle := map[string]*SeriesStyle{}
 	for _, b := range bars {
+		if _, ok := seenL[b.Level]; !ok {
+			levelStyle[b.Level] = b.Style
+		}
 		if _, ok := seenG[b.Group]; !ok {
 			seenG[b.Group] = len(groups)
 			groups = append(groups, b.Group)
@@ -48,9 +61,19 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 		return p, nil
 	}
-	width := vg.Points(48) / vg.Length(max(1, len(levels)))
+	// A group's bars take 48 pt, or less where many groups share a
+	// two-column figure (14 agents): 80% of a group's slot, estimated as
+	// the figure's width less the axis and the legend.
+	slot := (TwoColumn - vg.Points(180)) / vg.Length(len(groups))
+	width := min(vg.Points(48), slot*0.8) / vg.Length(max(1, len(levels)))
+	anyPartial := false
 	for li, level := range levels {
 		vals := make(plotter.Values, len(groups))
+		open := make([]float64, len(groups))
+		for i := range open {
+			open[i] = math.NaN()
+		}
+		hasOpen := false
 		var errs plotter.XYs
 		var yerr [][2]float64
 		for _, b := range bars {
@@ -62,7 +85,11 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 			if !finite(v) {
 				v = 0
 			}
-			vals[gi] = v
+			if b.Partial {
+				open[gi], hasOpen = v, true
+			} else {
+				vals[gi] = v
+			}
 			if finite(b.Lo) && finite(b.Hi) && finite(b.Value) {
 				errs = append(errs, plotter.XY{X: float64(gi), Y: b.Value})
 				yerr = append(yerr, [2]float64{b.Lo, b.Hi})
@@ -74,15 +101,45 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		}
 		bc.Color = Color(li + 1)
 		bc.LineStyle.Width = 0
+		if st := levelStyle[level]; st != nil {
+			barStyle(bc, *st)
+		}
 		bc.Offset = width * vg.Length(float64(li)-float64(float64(len(levels)-1)/2))
 		p.Add(bc)
 		p.Legend.Add(level, bc)
-		if len(errs) > 0 {
-			p.Add(&errorBars{xys: errs, errs: yerr, offset: bc.Offset})
+		if hasOpen {
+			anyPartial = true
+			ob := &openBars{vals: open, width: width, offset: bc.Offset,
+				style: draw.LineStyle{Color: nrgba(bc.Color), Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1)}}}
+			if bc.LineStyle.Width > 0 {
+				ob.style.Color = bc.LineStyle.Color
+			}
+			p.Add(ob)
 		}
+		if len(errs) > 0 {
+			p.Add(&errorBars{xys: errs, errs: yerr, offset: bc.Offset, capHalf: min(vg.Points(2), width*0.35)})
+		}
+	}
+	if anyPartial {
+		p.Legend.Add(PartialBarLabel, openBarThumb{})
 	}
 	names := append([]string(nil), groups...)
 	p.NominalX(names...)
+	// Many groups or long names (14 agents): turn the labels when the
+	// longest would not fit its slot, by 30°, or 60° when turned labels
+	// of that many lines would still run into each other.
+	lines := 1
+	wide := false
+	for _, n := range names {
+		lines = max(lines, strings.Count(n, "\n")+1)
+		wide = wide || p.X.Tick.Label.Width(n) > slot*0.9
+	}
+	if wide {
+		RotateXLabels(p)
+		if h := p.X.Tick.Label.Height("X") * vg.Length(lines); slot*0.5 < h*1.1 {
+			p.X.Tick.Label.Rotation = math.Pi / 3
+		}
+	}
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5 // half a slot of margin on each side
 	LegendOutside(p)
 	if p.Y.Min > 0 {
@@ -91,19 +148,99 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	return p, nil
 }
 
+// PartialBarLabel is the legend entry of Bar.Partial bars.
+const PartialBarLabel = "dashed open: fewer tasks"
+
+// openBars draws Bar.Partial bars: a dashed outline from 0 to the value
+// at group i (NaN: none), offset on the canvas as the level's BarChart.
+type openBars struct {
+	vals          []float64
+	width, offset vg.Length
+	style         draw.LineStyle
+}
+
+func (o *openBars) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	for i, v := range o.vals {
+		if !finite(v) {
+			continue
+		}
+		x := trX(float64(i)) + o.offset
+		y0, y1 := trY(0), trY(v)
+		l, r := x-o.width/2, x+o.width/2
+		c.StrokeLines(o.style, []vg.Point{{X: l, Y: y0}, {X: l, Y: y1}, {X: r, Y: y1}, {X: r, Y: y0}})
+	}
+}
+
+// DataRange makes the open bars count in the axis ranges.
+func (o *openBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax, ymin, ymax = math.Inf(1), math.Inf(-1), 0, 0
+	for i, v := range o.vals {
+		if finite(v) {
+			xmin, xmax = math.Min(xmin, float64(i)), math.Max(xmax, float64(i))
+			ymax = math.Max(ymax, v)
+			ymin = math.Min(ymin, v)
+		}
+	}
+	return
+}
+
+// openBarThumb is the legend thumbnail of partial bars.
+type openBarThumb struct{}
+
+func (openBarThumb) Thumbnail(c *draw.Canvas) {
+	r := vg.Rectangle{Min: vg.Point{X: c.Min.X + 1, Y: c.Min.Y + 1}, Max: vg.Point{X: c.Max.X - 1, Y: c.Max.Y - 1}}
+	c.StrokeLines(draw.LineStyle{Color: HumanColor, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1)}},
+		[]vg.Point{r.Min, {X: r.Min.X, Y: r.Max.Y}, r.Max, {X: r.Max.X, Y: r.Min.Y}, r.Min})
+}
+
+// barStyle gives bc the look of a series style: a solid series fills its
+// bars with its colour; a dashed one (the palette's second round, e.g.
+// agents 7 to 12 of a study) half-tinted with a border in the colour; a
+// dotted one (third round) white with a border in the colour; so that
+// bars of agents that share a colour stay apart, in print too.
+func barStyle(bc *plotter.BarChart, st SeriesStyle) {
+	bc.Color = st.Color
+	if len(st.Dashes) == 0 {
+		return
+	}
+	bc.LineStyle = draw.LineStyle{Color: st.Color, Width: vg.Points(0.8)}
+	if st.Dashes[0] >= vg.Points(3) {
+		bc.Color = tint(st.Color, 0.5)
+	} else {
+		bc.Color = color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}
+	}
+}
+
+// tint mixes c with white, f of the way.
+func tint(c color.NRGBA, f float64) color.NRGBA {
+	m := func(v uint8) uint8 { return uint8(float64(v) + (255-float64(v))*f + 0.5) }
+	return color.NRGBA{R: m(c.R), G: m(c.G), B: m(c.B), A: 0xff}
+}
+
 // errorBars draws vertical intervals [lo, hi] at data x shifted by a
 // canvas offset, so they sit on bars that plotter.BarChart offsets.
 type errorBars struct {
 	xys    plotter.XYs
 	errs   [][2]float64
 	offset vg.Length
+	// capHalf is half the width of the caps (0: 2 pt); narrow bars get
+	// narrow caps so that neighbours' caps do not touch.
+	capHalf vg.Length
+	color   color.Color // nil: black
 }
 
 func (e *errorBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	ls := LineStyle(0)
 	ls.Width = vg.Points(0.6)
+	if e.color != nil {
+		ls.Color = e.color
+	}
 	cap := vg.Points(2)
+	if e.capHalf > 0 {
+		cap = e.capHalf
+	}
 	for i, pt := range e.xys {
 		x := trX(pt.X) + e.offset
 		lo, hi := trY(e.errs[i][0]), trY(e.errs[i][1])

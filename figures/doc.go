@@ -53,15 +53,35 @@
 //     RotateXLabels), RExBench success and file recall (SuccessBars).
 //   - CurvesFigure: score over time within runs (RE-Bench Figs. 4–5).
 //   - ForestFigure: regression coefficients with confidence intervals.
-//   - LogisticFigure: fitted logistic curves with observed rates — success
-//     against human minutes per agent (METR) and against gold lines changed
-//     (RExBench).
+//   - LogisticFigure: fitted logistic curves with observed rates and their
+//     intervals — success against human minutes per agent with binned
+//     rates and Wilson intervals (analysis.HorizonBins; METR) and against
+//     gold lines changed (RExBench).
 //   - StackedBars: the error taxonomy per agent (RExBench Fig. 10).
 //   - HorizonTrendFigure: p50 horizon against release date with the trend
 //     and its band (METR Fig. 1).
 //
+// # Fit to print
+//
+//   - Bands are drawn before every line, and markers sit at observed
+//     points (LinePlot, Series.Markers).
+//   - A mean over fewer tasks than its series' others (an allocation
+//     budget with no cell covering the agent's full task set, a k where
+//     tasks ran out of runs) is never on a line: an open marker or a
+//     dashed open bar (PartialDistinct, Bar.Partial), or not drawn
+//     (PartialOmit).
+//   - One agent, one style in every figure of a study: NewStyleMap on the
+//     study's sorted agents (Palette after black, then dashed, then
+//     dotted; in bars tinted, then open), humans HumanColor (dark grey);
+//     the palette has no yellow.
+//   - Legends go to a corner of the data area where they cover no data,
+//     else outside (Draw); grouped bars narrow and turn their labels for
+//     many groups (14 agents).
+//   - DisplayName gives RE-Bench task ids and RExBench hint levels readable
+//     names (rdeval figures' config names override it).
+//
 // LinePlot draws any set of Series with bands. All are built on the house
-// style: the Okabe–Ito Palette with Color and Band; the OneColumn and
+// style: the print-safe Okabe–Ito Palette (without yellow) with Color and Band; the OneColumn and
 // TwoColumn widths and Height; NewPlot, AddGrid, LineStyle and
 // LegendOutside; Log2Ticks and UseLog2X; Draw, which lays out the legend;
 // Save, which writes SVG, PNG and PDF; and SaveFile, which writes a file

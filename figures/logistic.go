@@ -22,6 +22,11 @@ type LogisticCurve struct {
 	Intercept, Slope float64
 	XMin, XMax       float64
 	Points           plotter.XYs
+	// Lo, Hi are intervals of Points (e.g. analysis.HorizonBins' Wilson
+	// intervals of binned success rates), drawn as error bars in the
+	// curve's colour; nil: none. A NaN bound draws no bar for that point.
+	Lo, Hi []float64
+	Style  *SeriesStyle // nil: the next palette colour
 }
 
 // logisticSteps is the number of segments of a drawn curve.
@@ -69,6 +74,10 @@ func LogisticFigure(title, xLabel, yLabel string, curves []LogisticCurve, log2x 
 	p.Add(half)
 	for i, c := range curves {
 		slot := i + 1
+		ls := LineStyle(slot)
+		if c.Style != nil {
+			ls = c.Style.Line()
+		}
 		var thumbs []plot.Thumbnailer
 		lo, hi := c.XMin, c.XMax
 		if !ok(lo) || !ok(hi) || lo > hi {
@@ -103,23 +112,43 @@ func LogisticFigure(title, xLabel, yLabel string, curves []LogisticCurve, log2x 
 			if err != nil {
 				return nil, err
 			}
-			l.LineStyle = LineStyle(slot)
+			l.LineStyle = ls
 			p.Add(l)
 			thumbs = append(thumbs, l)
 		}
 		var pts plotter.XYs
-		for _, pt := range c.Points {
+		var errXY plotter.XYs
+		var errs [][2]float64
+		for j, pt := range c.Points {
 			if ok(pt.X) && finite(pt.Y) {
 				pts = append(pts, pt)
+				if j < len(c.Lo) && j < len(c.Hi) && finite(c.Lo[j]) && finite(c.Hi[j]) {
+					errXY = append(errXY, pt)
+					errs = append(errs, [2]float64{c.Lo[j], c.Hi[j]})
+				}
 			}
+		}
+		// Points of several curves at the same x are moved apart by a
+		// point or two, so that their intervals do not hide each other.
+		dodge := vg.Points(1.6) * vg.Length(float64(i)-float64(len(curves)-1)/2)
+		if len(c.Lo) == 0 {
+			dodge = 0
+		}
+		if len(errXY) > 0 {
+			eb := &errorBars{xys: errXY, errs: errs, offset: dodge, capHalf: vg.Points(1), color: ls.Color}
+			p.Add(eb)
 		}
 		if len(pts) > 0 {
 			sc, err := plotter.NewScatter(pts)
 			if err != nil {
 				return nil, err
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: Color(slot), Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
-			p.Add(sc)
+			sc.GlyphStyle = draw.GlyphStyle{Color: ls.Color, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
+			if dodge != 0 {
+				p.Add(offsetScatter{sc, dodge})
+			} else {
+				p.Add(sc)
+			}
 			if len(thumbs) == 0 {
 				thumbs = append(thumbs, sc)
 			}
@@ -132,4 +161,16 @@ func LogisticFigure(title, xLabel, yLabel string, curves []LogisticCurve, log2x 
 	p.Y.Min, p.Y.Max = 0, 1
 	LegendOutside(p)
 	return p, nil
+}
+
+// offsetScatter draws a scatter moved right by dx on the canvas.
+type offsetScatter struct {
+	*plotter.Scatter
+	dx vg.Length
+}
+
+func (o offsetScatter) Plot(c draw.Canvas, plt *plot.Plot) {
+	c.Rectangle.Min.X += o.dx
+	c.Rectangle.Max.X += o.dx
+	o.Scatter.Plot(c, plt)
 }

@@ -25,6 +25,49 @@ func TestLogisticFigureGolden(t *testing.T) {
 	checkPlotGolden(t, p, TwoColumn, Height(OneColumn)*1.2, "logistic")
 }
 
+// TestHorizonBinsGolden (issue 24): fits with binned empirical success
+// rates and their Wilson intervals (analysis.HorizonBins on synthetic
+// runs), as METR's time-horizon figures show them; the two agents' dots at
+// the same bins are moved apart. Byte-compared with
+// testdata/horizon_bins_golden.svg.
+func TestHorizonBinsGolden(t *testing.T) {
+	var runs []analysis.HorizonRun
+	for i := 0; i < 120; i++ {
+		m := math.Exp2(float64(i%10) + 0.3)
+		for _, a := range []struct {
+			name   string
+			b0, b1 float64
+		}{{"agent A", 2, -0.6}, {"agent B", 4, -0.7}} {
+			p := 1 / (1 + math.Exp(-(a.b0 + a.b1*math.Log2(m))))
+			y := 0.0
+			if float64((i*37+len(a.name)*11)%100)/100 < p {
+				y = 1
+			}
+			runs = append(runs, analysis.HorizonRun{Agent: a.name, Task: "t", HumanMinutes: m, Y: y})
+		}
+	}
+	bins, err := analysis.HorizonBins(runs, 2, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curves := []LogisticCurve{
+		{Label: "agent A", Intercept: 2, Slope: -0.6, XMin: 1, XMax: 960},
+		{Label: "agent B", Intercept: 4, Slope: -0.7, XMin: 1, XMax: 960},
+	}
+	for i, ab := range bins {
+		for _, b := range ab.Bins {
+			curves[i].Points = append(curves[i].Points, plotter.XY{X: b.Minutes, Y: b.Rate})
+			curves[i].Lo = append(curves[i].Lo, b.CILow)
+			curves[i].Hi = append(curves[i].Hi, b.CIHigh)
+		}
+	}
+	p, err := LogisticFigure("Success by task length", "Human time (minutes)", "Success probability", curves, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlotGolden(t, p, TwoColumn, Height(OneColumn)*1.2, "horizon_bins")
+}
+
 // TestGroupedBarsGolden: RE-Bench Fig. 9's shape (tasks × agents and
 // humans, one bar without an interval, one NaN), byte-compared with
 // testdata/grouped_golden.svg.

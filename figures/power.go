@@ -58,7 +58,9 @@ func PowerFigure(title string, cells []analysis.PowerCell) (*plot.Plot, error) {
 		}
 		l.LineStyle = draw.LineStyle{Color: otherGrey, Width: AxisWidth, Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
 		p.Add(l)
+		av := avoidFor(p)
+		av.hlines = append(av.hlines, 0.8)
 	}
-	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.Top, p.Legend.Left = false, false // Draw moves it to a free corner
 	return p, nil
 }

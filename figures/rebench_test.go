@@ -13,12 +13,91 @@ func pt(k int, est, lo, hi float64) analysis.ScoreAtKPoint {
 	return analysis.ScoreAtKPoint{K: k, Estimate: est, CILow: lo, CIHigh: hi}
 }
 
+func ptn(k, n int, est, lo, hi float64) analysis.ScoreAtKPoint {
+	return analysis.ScoreAtKPoint{K: k, NTasks: n, Estimate: est, CILow: lo, CIHigh: hi}
+}
+
+// TestAllocationFigureGolden (issue 24): agent A's 16-h and 32-h budgets
+// have no cell covering its 7 tasks (no Best); they are open markers off
+// the line, and with PartialOmit not drawn at all. Agent B's band overlaps
+// A's line, which is drawn over it (bands first, then lines). Byte-compared
+// with testdata/allocation_golden.svg.
+func TestAllocationFigureGolden(t *testing.T) {
+	ap := func(T, h float64, n int, full, best bool, est, lo, hi float64) analysis.AllocationPoint {
+		return analysis.AllocationPoint{BudgetS: T * 3600, RunLengthS: h * 3600, AgentTasks: 7, FullTaskSet: full, Best: best, ScoreAtKPoint: ptn(int(T/h), n, est, lo, hi)}
+	}
+	groups := []AllocationGroup{
+		{Label: "Agent A", Points: []analysis.AllocationPoint{
+			ap(2, 2, 7, true, true, 0.17, 0.12, 0.22), ap(4, 2, 7, true, true, 0.23, 0.17, 0.30), ap(8, 2, 7, true, true, 0.28, 0.21, 0.36),
+			ap(16, 2, 6, false, false, 0.36, 0.28, 0.45), ap(32, 2, 1, false, false, 0, 0, 0),
+		}},
+		{Label: "Agent B", Points: []analysis.AllocationPoint{
+			ap(2, 0.5, 7, true, true, 0.20, 0.10, 0.30), ap(2, 2, 7, true, false, 0.15, 0.10, 0.20),
+			ap(4, 0.5, 7, true, true, 0.26, 0.15, 0.38), ap(8, 0.5, 7, true, true, 0.30, 0.18, 0.44),
+			ap(16, 0.5, 7, true, true, 0.33, 0.20, 0.48), ap(32, 0.5, 7, true, true, 0.36, 0.22, 0.52),
+		}},
+	}
+	p, err := AllocationFigure("Score by time budget", groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlotGolden(t, p, OneColumn, Height(OneColumn), "allocation")
+	var distinct, omit bytes.Buffer
+	if err := Save(p, OneColumn, Height(OneColumn), "svg", &distinct); err != nil {
+		t.Fatal(err)
+	}
+	p, err = AllocationFigure("Score by time budget", groups, LineOptions{Partial: PartialOmit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(p, OneColumn, Height(OneColumn), "svg", &omit); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(distinct.String(), PartialLabel) || strings.Contains(omit.String(), PartialLabel) {
+		t.Errorf("the partial legend entry: distinct %v, omit %v", strings.Contains(distinct.String(), PartialLabel), strings.Contains(omit.String(), PartialLabel))
+	}
+}
+
+// TestLinePlotBandsFirst: every band (a polygon of a translucent fill) is
+// drawn before the first line, so no band covers another series' line.
+func TestLinePlotBandsFirst(t *testing.T) {
+	var series []Series
+	for i := 0; i < 3; i++ {
+		series = append(series, Series{Label: string(rune('A' + i)), X: []float64{1, 2, 4}, Y: []float64{0.1, 0.2, 0.3},
+			Lo: []float64{0, 0.1, 0.2}, Hi: []float64{0.2, 0.3, 0.4}, Markers: true})
+	}
+	p, err := LinePlot("", "x", "y", series, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Save(p, OneColumn, Height(OneColumn), "svg", &buf); err != nil {
+		t.Fatal(err)
+	}
+	// The data area's paths come before the legend's box (fill-opacity 0.8).
+	data, _, _ := strings.Cut(buf.String(), "fill-opacity:0.8")
+	paths := strings.Split(data, "<path ")
+	lastBand, firstLine := -1, -1
+	for i, pa := range paths {
+		if strings.Contains(pa, "fill-opacity:0.25") {
+			lastBand = i
+		}
+		if firstLine < 0 && strings.Contains(pa, "fill:none;stroke:#") && !strings.Contains(pa, "stroke:#000000") && !strings.Contains(pa, "stroke:#DDDDDD") {
+			firstLine = i
+		}
+	}
+	if lastBand < 0 || firstLine < 0 || lastBand > firstLine {
+		t.Errorf("last band at path %d, first line at %d: a band covers a line", lastBand, firstLine)
+	}
+}
+
 // TestScoreAtKFigureGolden: a fixed two-group score@k figure, byte-compared
 // with testdata/scoreatk_golden.svg (rewrite with -update).
 func TestScoreAtKFigureGolden(t *testing.T) {
 	groups := []ScoreAtKGroup{
 		{Label: "Agent A, 30 min", Points: []analysis.ScoreAtKPoint{pt(1, 0.10, 0.08, 0.13), pt(2, 0.16, 0.13, 0.20), pt(4, 0.25, 0.20, 0.31), pt(8, 0.33, 0.26, 0.40)}},
-		{Label: "Agent B, 2 h", Points: []analysis.ScoreAtKPoint{pt(1, 0.20, 0.15, 0.26), pt(2, 0.27, 0.21, 0.33), pt(4, 0.35, 0.27, 0.42)}},
+		// k = 8 covers 1 of the 7 tasks: an open marker off the line, not a fall.
+		{Label: "Agent B, 2 h", Points: []analysis.ScoreAtKPoint{ptn(1, 7, 0.20, 0.15, 0.26), ptn(2, 7, 0.27, 0.21, 0.33), ptn(4, 7, 0.35, 0.27, 0.42), ptn(8, 1, 0.05, 0.02, 0.08)}},
 	}
 	p, err := ScoreAtKFigure("score@k", groups)
 	if err != nil {
@@ -134,5 +213,101 @@ func TestStackedBarsGolden(t *testing.T) {
 		if err := Save(p, OneColumn, Height(OneColumn), "svg", &bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestBars14AgentsGolden (issue 24): RE-Bench Fig. 9's layout with the
+// paper's 14 agents and humans, coloured by a study StyleMap: agents 7 to
+// 12 share the first six colours but have tinted, bordered bars, agents
+// 13 and 14 white bordered bars, humans dark grey. Byte-compared with
+// testdata/bars14_golden.svg.
+func TestBars14AgentsGolden(t *testing.T) {
+	var agents []string
+	for i := 1; i <= 14; i++ {
+		agents = append(agents, "Agent "+string(rune('A'+i-1)))
+	}
+	styles := NewStyleMap(append(agents, "human"), func(n string) bool { return n == "human" })
+	tasks := []string{"Fix embedding", "NanoGPT chat RL", "Optimize LLM foundry", "Restricted MLM", "Rust codecontests inference", "Small scaling law", "Triton cumsum"}
+	var bars []Bar
+	for ti, task := range tasks {
+		for ai, a := range append(agents, "human") {
+			v := 0.05 + float64((ti*7+ai*3)%11)/12
+			bars = append(bars, Bar{Group: task, Level: a, Value: v, Lo: v * 0.8, Hi: v * 1.15, Style: styles.Get(a)})
+		}
+	}
+	p, err := GroupedBars("score@k per task", "Average normalized score", bars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlotGolden(t, p, TwoColumn, Height(OneColumn)*1.2, "bars14")
+}
+
+// TestSuccess14AgentsGolden (issue 24): RExBench success bars for 14
+// agents (framework and model on two lines) and three hint levels; the
+// labels do not fit their slots, so they are turned. Byte-compared with
+// testdata/success14_golden.svg.
+func TestSuccess14AgentsGolden(t *testing.T) {
+	var bars []Bar
+	for i := 0; i < 14; i++ {
+		g := []string{"openhands", "aider", "claude-code"}[i%3] + "\n" + []string{"claude-3-7-sonnet", "o4-mini", "deepseek-r1", "gpt-4o", "qwen3-235b"}[i%5]
+		g += string(rune('a' + i))
+		for li, level := range []string{"No hints", "Hints 1", "Hints 2"} {
+			v := float64((i*5+li*3)%9) / 10
+			bars = append(bars, Bar{Group: g, Level: level, Value: v, Lo: math.Max(0, v-0.1), Hi: math.Min(1, v+0.1)})
+		}
+	}
+	p, err := SuccessBars("Final success", bars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlotGolden(t, p, TwoColumn, Height(OneColumn)*1.2, "success14")
+}
+
+// TestPartialBars: a Bar.Partial value is drawn as a dashed outline with
+// the legend entry; without partial bars there is neither.
+func TestPartialBars(t *testing.T) {
+	draw := func(partial bool) string {
+		p, err := GroupedBars("x", "y", []Bar{{Group: "A", Level: "30 min", Value: 0.4, Lo: 0.3, Hi: 0.5}, {Group: "A", Level: "2 h", Value: 0.6, Lo: 0.5, Hi: 0.7, Partial: partial}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Save(p, TwoColumn, Height(OneColumn), "svg", &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	with, without := draw(true), draw(false)
+	if !strings.Contains(with, PartialBarLabel) || !strings.Contains(with, "stroke-dasharray") {
+		t.Error("partial bar: no legend entry or dashed outline")
+	}
+	if strings.Contains(without, PartialBarLabel) {
+		t.Error("legend entry without partial bars")
+	}
+}
+
+// TestScoreAtKPartialOmit: a k over fewer tasks is an open marker with its
+// legend entry by default and absent with PartialOmit; the line never
+// reaches it.
+func TestScoreAtKPartialOmit(t *testing.T) {
+	g := []ScoreAtKGroup{{Label: "A", Points: []analysis.ScoreAtKPoint{ptn(1, 7, 0.2, 0.1, 0.3), ptn(2, 7, 0.3, 0.2, 0.4), ptn(4, 1, 0.0, 0, 0)}}}
+	svg := func(opts ...LineOptions) string {
+		p, err := ScoreAtKFigure("x", g, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Save(p, OneColumn, Height(OneColumn), "svg", &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	distinct, omit := svg(), svg(LineOptions{Partial: PartialOmit})
+	if !strings.Contains(distinct, PartialLabel) || strings.Contains(omit, PartialLabel) {
+		t.Errorf("legend entry: distinct %v, omit %v", strings.Contains(distinct, PartialLabel), strings.Contains(omit, PartialLabel))
+	}
+	// With the k = 4 point omitted, the x axis ends at k = 2.
+	if strings.Contains(omit, ">4<") || !strings.Contains(distinct, ">4<") {
+		t.Error("the omitted point still widens the axis, or the distinct one does not")
 	}
 }

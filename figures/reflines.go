@@ -33,6 +33,10 @@ func AddRefLines(p *plot.Plot, refs []RefLine) {
 		return
 	}
 	p.Add(refLines(keep))
+	av := avoidFor(p)
+	for _, r := range keep {
+		av.hlines = append(av.hlines, r.Y)
+	}
 	// Room above the highest line for its label.
 	top := math.Inf(-1)
 	for _, r := range keep {

@@ -14,7 +14,8 @@ var OtherColor = color.NRGBA{R: 0xbb, G: 0xbb, B: 0xbb, A: 0xff}
 
 // StackedBars draws one bar per group with segments stacked by category
 // (counts[g][c]), as RExBench Fig. 10 shows error types per agent. Colours
-// follow the palette in category order; a category with no count anywhere
+// follow the palette in category order (its colours after black, then
+// black; OtherColor beyond and for "other"); a category with no count anywhere
 // is left out of the legend. Empty input gives an empty figure.
 func StackedBars(title, yLabel string, groups, categories []string, counts [][]float64) (*plot.Plot, error) {
 	p := NewPlot(title, "", yLabel)
@@ -40,9 +41,9 @@ func StackedBars(title, yLabel string, groups, categories []string, counts [][]f
 		if err != nil {
 			return nil, err
 		}
-		bc.Color = Color(ci + 1)
-		if cat == "other" || ci >= len(Palette)-1 {
-			bc.Color = OtherColor // the palette has 7 colours besides black
+		bc.Color = Color(ci + 1) // the palette's colours after black, then black
+		if cat == "other" || ci >= len(Palette) {
+			bc.Color = OtherColor
 		}
 		bc.LineStyle.Width = 0
 		if below != nil {

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -17,11 +19,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Palette is the Okabe–Ito colour-blind-safe palette of eight colours, in
-// the order given by its authors: black, orange, sky blue, bluish green,
-// yellow, blue, vermillion and reddish purple. The colours stay
-// distinguishable under the common forms of colour-vision deficiency
-// (protanopia, deuteranopia and tritanopia).
+// Palette is the Okabe–Ito colour-blind-safe palette without its yellow,
+// in the order given by its authors: black, orange, sky blue, bluish green,
+// blue, vermillion and reddish purple. The colours stay distinguishable
+// under the common forms of colour-vision deficiency (protanopia,
+// deuteranopia and tritanopia). Yellow (#F0E442) is left out because it
+// vanishes on white paper and in greyscale print.
 //
 // Reference: M. Okabe and K. Ito (2008), "Color Universal Design (CUD):
 // How to make figures and presentations that are friendly to colorblind
@@ -33,10 +36,79 @@ var Palette = []color.NRGBA{
 	{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange #E69F00
 	{R: 0x56, G: 0xb4, B: 0xe9, A: 0xff}, // sky blue #56B4E9
 	{R: 0x00, G: 0x9e, B: 0x73, A: 0xff}, // bluish green #009E73
-	{R: 0xf0, G: 0xe4, B: 0x42, A: 0xff}, // yellow #F0E442
 	{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue #0072B2
 	{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff}, // vermillion #D55E00
 	{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // reddish purple #CC79A7
+}
+
+// HumanColor is the colour of human baselines in every figure: a dark grey
+// that reads as "reference" in colour, in greyscale and in print, apart
+// from the agents' palette colours.
+var HumanColor = color.NRGBA{R: 0x44, G: 0x44, B: 0x44, A: 0xff}
+
+// SeriesStyle is the colour and dash pattern of one series (an agent).
+type SeriesStyle struct {
+	Color  color.NRGBA
+	Dashes []vg.Length // nil: solid
+}
+
+// Line returns the house line style of s.
+func (s SeriesStyle) Line() draw.LineStyle {
+	return draw.LineStyle{Color: s.Color, Width: LineWidth, Dashes: s.Dashes}
+}
+
+// StyleMap gives each name (an agent) one style in every figure of a
+// study, so that an agent keeps its colour from figure to figure whatever
+// subset a figure draws.
+type StyleMap map[string]SeriesStyle
+
+// NewStyleMap assigns styles from the study's names: human names
+// (isHuman) get HumanColor, solid; the others, in sorted order, get
+// LineStyle(1), LineStyle(2), … (the palette after black, then dashed,
+// then dotted), so the map depends only on the set of names.
+func NewStyleMap(names []string, isHuman func(string) bool) StyleMap {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	m := StyleMap{}
+	slot := 0
+	for _, n := range sorted {
+		if _, ok := m[n]; ok {
+			continue
+		}
+		if isHuman != nil && isHuman(n) {
+			m[n] = SeriesStyle{Color: HumanColor}
+			continue
+		}
+		slot++
+		// Slot len(Palette) would be black again (solid-dashed): skip
+		// black, which is the human's and the error bars' colour.
+		if slot%len(Palette) == 0 {
+			slot++
+		}
+		ls := LineStyle(slot)
+		m[n] = SeriesStyle{Color: nrgba(ls.Color), Dashes: ls.Dashes}
+	}
+	return m
+}
+
+// Get returns the style of name, or nil when the map does not have it
+// (the figure then picks the next palette colour).
+func (m StyleMap) Get(name string) *SeriesStyle {
+	s, ok := m[name]
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+// ParseHexColor reads "#RRGGBB" (or "RRGGBB").
+func ParseHexColor(s string) (color.NRGBA, error) {
+	h := strings.TrimPrefix(s, "#")
+	v, err := strconv.ParseUint(h, 16, 32)
+	if len(h) != 6 || err != nil {
+		return color.NRGBA{}, fmt.Errorf("colour %q: want #RRGGBB", s)
+	}
+	return color.NRGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 0xff}, nil
 }
 
 // Color returns the i-th colour of Palette, cycling through it so that any
@@ -233,6 +305,10 @@ func isOutside(l *plot.Legend) bool {
 //     the corner chosen by Top and Left, moved by XOffs and YOffs, over a
 //     LegendBackground box; it is drawn after all plotters so that it is on
 //     top of the data.
+//   - Except for plots whose data was recorded (LinePlot, AddRefLines): their
+//     inside legend goes to the first corner (top left, top right, bottom
+//     right, bottom left) where it covers no line, marker, band or reference
+//     line, and outside, as above, when there is none.
 //
 // Draw does not modify p: it draws a shallow copy of it.
 func Draw(p *plot.Plot, c draw.Canvas) {
@@ -248,6 +324,16 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 	}
 
 	descent := leg.TextStyle.FontExtents().Descent
+	if a := lookupAvoid(p); a != nil && !isOutside(&leg) {
+		top, left, ok := placeLegend(&q, q.DataCanvas(c), a, size.X+2*LegendPadding, size.Y+2*LegendPadding)
+		if ok {
+			leg.Top, leg.Left = top, left
+			leg.XOffs, leg.YOffs = 0, 0
+		} else {
+			leg.Top, leg.Left = true, false
+			leg.XOffs, leg.YOffs = LegendGap, 0
+		}
+	}
 	if isOutside(&leg) {
 		// LegendPadding keeps the text off the right edge of c.
 		room := leg.XOffs + size.X + LegendPadding
@@ -361,4 +447,40 @@ func (Log2Ticks) Ticks(min, max float64) []plot.Tick {
 func UseLog2X(p *plot.Plot) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = Log2Ticks{}
+}
+
+// displayWords are the words of RE-Bench task ids with a spelling of
+// their own.
+var displayWords = map[string]string{"llm": "LLM", "mlm": "MLM", "rl": "RL", "nanogpt": "NanoGPT", "mlp": "MLP", "gpt": "GPT"}
+
+// displayNames are default display names of RExBench's hint levels.
+var displayNames = map[string]string{"no_hints": "No hints", "hints": "Hints", "detailed_hints": "Detailed hints"}
+
+// DisplayName is the default display name of an id drawn in a figure: a
+// RE-Bench task id "ai_rd_fix_embedding/main" becomes "Fix embedding"
+// (prefix and "/main" dropped, underscores as spaces, first letter
+// capital, LLM, MLM, RL and NanoGPT spelt so), RExBench's hint levels
+// no_hints, hints, detailed_hints read "No hints", "Hints", "Detailed
+// hints"; anything else is returned as it is.
+func DisplayName(id string) string {
+	if n, ok := displayNames[id]; ok {
+		return n
+	}
+	rest, ok := strings.CutPrefix(id, "ai_rd_")
+	if !ok {
+		return id
+	}
+	rest = strings.TrimSuffix(rest, "/main")
+	words := strings.FieldsFunc(rest, func(r rune) bool { return r == '_' })
+	if len(words) == 0 {
+		return id
+	}
+	for i, w := range words {
+		if a, ok := displayWords[w]; ok {
+			words[i] = a
+		} else if i == 0 {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, " ")
 }

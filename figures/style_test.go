@@ -26,13 +26,13 @@ var (
 
 func TestPalette(t *testing.T) {
 	// The hex values are those of Okabe and Ito (2008), "Color
-	// Universal Design", https://jfly.uni-koeln.de/color/, in their order.
+	// Universal Design", https://jfly.uni-koeln.de/color/, in their order,
+	// without the yellow #F0E442 (it vanishes in print and greyscale).
 	want := []string{
 		"#000000", // black
 		"#E69F00", // orange
 		"#56B4E9", // sky blue
 		"#009E73", // bluish green
-		"#F0E442", // yellow
 		"#0072B2", // blue
 		"#D55E00", // vermillion
 		"#CC79A7", // reddish purple
@@ -53,6 +53,59 @@ func TestPalette(t *testing.T) {
 			t.Errorf("colour %d repeats colour %d", i, j)
 		}
 		seen[c] = i
+		// Print-safe: no colour lighter than the sky blue (relative
+		// luminance, sRGB weights on the gamma-encoded channels, 0.62);
+		// the yellow was 0.86.
+		if l := (0.2126*float64(c.R) + 0.7152*float64(c.G) + 0.0722*float64(c.B)) / 255; l > 0.65 {
+			t.Errorf("colour %d (%s) is too light for print: luminance %.2f", i, got, l)
+		}
+	}
+}
+
+// TestStyleMap: the styles depend only on the set of names (not on their
+// order or on which figure draws them), humans are dark grey, no agent is
+// black, and 14 agents get 14 different styles.
+func TestStyleMap(t *testing.T) {
+	var names []string
+	for i := 0; i < 14; i++ {
+		names = append(names, fmt.Sprintf("agent %02d", i))
+	}
+	names = append(names, "human")
+	isHuman := func(n string) bool { return n == "human" }
+	m := NewStyleMap(names, isHuman)
+	rev := append([]string(nil), names...)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	m2 := NewStyleMap(rev, isHuman)
+	seen := map[string]string{}
+	for _, n := range names {
+		s, s2 := m.Get(n), m2.Get(n)
+		if s == nil || fmt.Sprint(*s) != fmt.Sprint(*s2) {
+			t.Errorf("%s: %v, reversed input %v", n, s, s2)
+			continue
+		}
+		key := fmt.Sprint(*s)
+		if o, ok := seen[key]; ok {
+			t.Errorf("%s has the style of %s: %v", n, o, key)
+		}
+		seen[key] = n
+		if n == "human" {
+			if s.Color != HumanColor || s.Dashes != nil {
+				t.Errorf("human: %v", s)
+			}
+		} else if s.Color == Palette[0] {
+			t.Errorf("%s is black", n)
+		}
+	}
+	if m.Get("agent 00").Color != Palette[1] || m.Get("nobody") != nil {
+		t.Errorf("agent 00 %v, nobody %v", m.Get("agent 00"), m.Get("nobody"))
+	}
+	if c, err := ParseHexColor("#0072B2"); err != nil || c != Palette[4] {
+		t.Errorf("ParseHexColor: %v %v", c, err)
+	}
+	if _, err := ParseHexColor("blue"); err == nil {
+		t.Error("ParseHexColor(blue): no error")
 	}
 }
 
@@ -63,7 +116,7 @@ func TestColor(t *testing.T) {
 		i, want int
 	}{
 		{i: 0, want: 0},
-		{i: 7, want: 7},
+		{i: 6, want: 6},
 		{i: n, want: 0},
 		{i: n + 3, want: 3},
 		{i: 3*n + 5, want: 5},
@@ -378,6 +431,27 @@ func TestDrawLeavesPlot(t *testing.T) {
 		// legend entries included, must be as it was.
 		if !reflect.DeepEqual(*p, before) {
 			t.Errorf("Draw modified the plot (legend outside: %t)", outside)
+		}
+	}
+}
+
+// TestDisplayName: RE-Bench task ids and RExBench hint levels read as
+// names; anything else is left as it is.
+func TestDisplayName(t *testing.T) {
+	for in, want := range map[string]string{
+		"ai_rd_fix_embedding/main":               "Fix embedding",
+		"ai_rd_optimize_llm_foundry/main":        "Optimize LLM foundry",
+		"ai_rd_nanogpt_chat_rl/main":             "NanoGPT chat RL",
+		"ai_rd_restricted_mlm/main":              "Restricted MLM",
+		"ai_rd_rust_codecontests_inference/main": "Rust codecontests inference",
+		"no_hints":                               "No hints",
+		"detailed_hints":                         "Detailed hints",
+		"o1-preview":                             "o1-preview",
+		"ai_rd_":                                 "ai_rd_",
+		"hint_levelhints":                        "hint_levelhints",
+	} {
+		if got := DisplayName(in); got != want {
+			t.Errorf("DisplayName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -41,7 +41,10 @@ func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 		Long: `For each agent, each total budget T and each observed run length h that divides
 T, compute score@k with k = T/h (mean over tasks, bootstrap CI) and mark the best
 allocation per budget, as RE-Bench Fig. 2 plots. Tasks with fewer than k runs at
-that length are left out of the mean (n_tasks says how many remain).
+that length are left out of the mean (n_tasks says how many remain); such a
+cell has full_task_set = false and is never best, since its mean is over other
+tasks. A budget where no allocation covers all of the agent's tasks has no best
+row, with a warning.
 
 Picking the best observed allocation overstates it (winner's curse). With
 --select holdout, each of --boot random splits chooses the allocation on one half
@@ -119,8 +122,11 @@ type Row struct {
 	CILow      float64
 	CIHigh     float64
 	Best       bool
-	Selection  string
-	Truncated  bool // runs read from their score logs at the budget, not run to their end
+	// FullTaskSet: the mean covers every task of the agent (false:
+	// tasks short of k runs were left out; never Best). Holdout rows: true.
+	FullTaskSet bool
+	Selection   string
+	Truncated   bool // runs read from their score logs at the budget, not run to their end
 }
 
 // Run computes and prints the allocation table.
@@ -226,10 +232,13 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 			if err != nil {
 				return err
 			}
+			for _, w := range analysis.AllocationWarnings(pts) {
+				fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %v\n", a, w)
+			}
 			for _, p := range pts {
 				_, isTrunc := trunc[a][T]
 				rows = append(rows, Row{Agent: a, BudgetS: p.BudgetS, RunLengthS: p.RunLengthS, K: p.K, NTasks: p.NTasks,
-					Estimate: p.Estimate, CILow: p.CILow, CIHigh: p.CIHigh, Best: p.Best, Selection: "observed",
+					Estimate: p.Estimate, CILow: p.CILow, CIHigh: p.CIHigh, Best: p.Best, FullTaskSet: p.FullTaskSet, Selection: "observed",
 					Truncated: isTrunc && p.RunLengthS == T && byAgent[a][T] == nil})
 			}
 		}
@@ -253,7 +262,7 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 				}
 				k, _ := strconv.Atoi(strconv.FormatFloat(T/mode, 'f', 0, 64))
 				rows = append(rows, Row{Agent: a, BudgetS: T, RunLengthS: mode, K: k, NTasks: -1,
-					Estimate: h.Estimate, CILow: h.CILow, CIHigh: h.CIHigh, Best: true, Selection: "holdout"})
+					Estimate: h.Estimate, CILow: h.CILow, CIHigh: h.CIHigh, Best: true, FullTaskSet: true, Selection: "holdout"})
 			}
 		}
 	}
@@ -273,18 +282,18 @@ func write(opts *Options, rows []Row) error {
 			}
 			out[i] = map[string]any{"agent": r.Agent, "budget_s": r.BudgetS, "run_length_s": r.RunLengthS, "k": r.K,
 				"n_tasks": nt, "estimate": cmdutil.JSONNum(r.Estimate), "ci_low": cmdutil.JSONNum(r.CILow), "ci_high": cmdutil.JSONNum(r.CIHigh),
-				"best": r.Best, "selection": r.Selection, "truncated": r.Truncated}
+				"best": r.Best, "full_task_set": r.FullTaskSet, "selection": r.Selection, "truncated": r.Truncated}
 		}
 		return cmdutil.WriteJSON(opts.IO.Out, out)
 	}
-	t := cmdutil.Table{Header: []string{"agent", "budget_s", "run_length_s", "k", "n_tasks", "estimate", "ci_low", "ci_high", "best", "selection", "truncated"}}
+	t := cmdutil.Table{Header: []string{"agent", "budget_s", "run_length_s", "k", "n_tasks", "estimate", "ci_low", "ci_high", "best", "full_task_set", "selection", "truncated"}}
 	for _, r := range rows {
 		nt := strconv.Itoa(r.NTasks)
 		if r.NTasks < 0 {
 			nt = ""
 		}
 		t.Rows = append(t.Rows, []string{r.Agent, strconv.FormatFloat(r.BudgetS, 'f', -1, 64), strconv.FormatFloat(r.RunLengthS, 'f', -1, 64),
-			strconv.Itoa(r.K), nt, cmdutil.Fixed4(r.Estimate), cmdutil.Fixed4(r.CILow), cmdutil.Fixed4(r.CIHigh), strconv.FormatBool(r.Best), r.Selection, strconv.FormatBool(r.Truncated)})
+			strconv.Itoa(r.K), nt, cmdutil.Fixed4(r.Estimate), cmdutil.Fixed4(r.CILow), cmdutil.Fixed4(r.CIHigh), strconv.FormatBool(r.Best), strconv.FormatBool(r.FullTaskSet), r.Selection, strconv.FormatBool(r.Truncated)})
 	}
 	if opts.Format == cmdutil.FormatCSV {
 		return t.WriteCSV(opts.IO.Out)

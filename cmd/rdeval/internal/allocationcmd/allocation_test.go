@@ -2,9 +2,11 @@ package allocationcmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,5 +110,86 @@ func TestAllocationHumanTruncation(t *testing.T) {
 		if math.Abs(r["estimate"].(float64)-curve[i]["estimate"].(float64)) > 1e-12 {
 			t.Errorf("budget %v: %v, curve %v", r["budget_s"], r["estimate"], curve[i]["estimate"])
 		}
+	}
+}
+
+// TestAllocationMETRFullTaskSet (issue 24): on METR's public RE-Bench rows
+// (all_runs.jsonl @3a947ac) no best point covers fewer tasks than its
+// agent's task set. Before the fix rdeval marked 25 best points whose means
+// left tasks out (o1 at 32 h and 64 h: 1 task, 0.0; Claude 3 Opus 0.19 on 7
+// tasks at 16 h, then 0.09 on 1 task at 32 h). The cells, their task counts
+// and those 25 budgets come from an independent standard-library Python
+// script (testdata/reference/allocation_tasks.py → allocation_tasks_3a947ac.csv);
+// here they are 25 warnings and 25 (agent, budget) pairs without a best row.
+func TestAllocationMETRFullTaskSet(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "..", "..", "shared", "anchors", "eval-analysis-public",
+		"3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f", "data", "external", "all_runs.jsonl")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("skipping: %s not found (../shared sits beside the checkout)", path)
+	}
+	out, stderr, err := runCmd(t, path, "--where", "benchmark=re-bench", "--boot", "0", "--format", "json")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "testdata", "reference", "allocation_tasks_3a947ac.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// agent,budget_s,run_length_s,k,n_tasks,agent_tasks
+	want := map[string]string{}
+	agentTasks := map[string]string{}
+	partialWant := -1
+	for _, l := range strings.Split(strings.TrimSpace(string(ref)), "\n") {
+		if n, ok := strings.CutPrefix(l, "# agent budgets with no cell covering the agent's task set: "); ok {
+			fmt.Sscan(n, &partialWant)
+		}
+		f := strings.Split(l, ",")
+		if strings.HasPrefix(l, "#") || f[0] == "agent" || len(f) != 6 {
+			continue
+		}
+		want[strings.Join(f[:4], ",")] = f[4]
+		agentTasks[f[0]] = f[5]
+	}
+	if partialWant != 25 || len(want) != len(rows) {
+		t.Fatalf("reference: %d partial budgets, %d cells; rdeval %d rows", partialWant, len(want), len(rows))
+	}
+	num := func(v any) string { return strconv.FormatFloat(v.(float64), 'f', -1, 64) }
+	hasBest := map[string]bool{}
+	budgets := map[string]bool{}
+	for _, r := range rows {
+		a := r["agent"].(string)
+		key := a + "," + num(r["budget_s"]) + "," + num(r["run_length_s"]) + "," + num(r["k"])
+		nt := num(r["n_tasks"])
+		if want[key] != nt {
+			t.Errorf("%s: n_tasks %s, reference %s", key, nt, want[key])
+		}
+		if full := nt == agentTasks[a]; r["full_task_set"] != full {
+			t.Errorf("%s: full_task_set %v, n_tasks %s of %s", key, r["full_task_set"], nt, agentTasks[a])
+		}
+		if r["best"] == true && nt != agentTasks[a] {
+			t.Errorf("%s: best over %s of the agent's %s tasks", key, nt, agentTasks[a])
+		}
+		b := a + "," + num(r["budget_s"])
+		budgets[b] = true
+		hasBest[b] = hasBest[b] || r["best"] == true
+	}
+	noBest := 0
+	for b := range budgets {
+		if !hasBest[b] {
+			noBest++
+		}
+	}
+	if noBest != partialWant {
+		t.Errorf("%d agent budgets without a best row, want %d", noBest, partialWant)
+	}
+	if n := strings.Count(stderr, "no allocation covers all"); n != partialWant {
+		t.Errorf("%d partial-task-set warnings, want %d:\n%s", n, partialWant, stderr)
+	}
+	if !strings.Contains(stderr, "warning: o1: budget 32 h: no allocation covers all 7 tasks (at most 1 of them)") {
+		t.Errorf("stderr:\n%s", stderr)
 	}
 }

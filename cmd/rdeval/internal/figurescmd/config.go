@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rdeval/rdeval/figures"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -30,6 +31,11 @@ import (
 //	boot: 2000                # bootstrap replicates (default 2000)
 //	ci: 0.95                  # confidence level (default 0.95)
 //	formats: [svg]            # any of svg, png, pdf (default svg)
+//	colors: {o1: "#0072B2"}   # an agent's colour in every figure (default: the
+//	                          # study's sorted agents take the palette in turn;
+//	                          # humans dark grey)
+//	names:                    # display names of agents, tasks, hint levels, terms
+//	  ai_rd_fix_embedding/main: Fix embedding   # (RE-Bench ids get one by default)
 //	figures:
 //	  - id: scoreatk_2h       # output file stem: [A-Za-z0-9_-]+, unique
 //	    type: scoreatk        # see Kinds
@@ -37,6 +43,9 @@ import (
 //	    width: one            # one (3.3 in) or two (6.9 in) columns
 //	    where: ["agent=o1"]   # more filters for this figure only
 //	    seed: 7               # overrides seed / boot for this figure
+//	    x_label: "k"           # axis labels and limits (default: the figure's own)
+//	    y_min: 0
+//	    y_max: 1
 //	    options: {time_limit: 2h}
 type Config struct {
 	Demo    bool        `yaml:"demo"`
@@ -46,7 +55,12 @@ type Config struct {
 	Boot    *int        `yaml:"boot"`
 	CI      *float64    `yaml:"ci"`
 	Formats []string    `yaml:"formats"`
-	Figures []Figure    `yaml:"figures"`
+	// Colors sets agents' colours (#RRGGBB) in every figure, over the
+	// automatic map (figures.NewStyleMap on the study's agents).
+	Colors map[string]string `yaml:"colors"`
+	// Names are display names of agents, tasks, hint levels and terms.
+	Names   map[string]string `yaml:"names"`
+	Figures []Figure          `yaml:"figures"`
 
 	// Path is the config file as given, Dir its folder and SHA256 the
 	// checksum of its bytes; set by LoadConfig.
@@ -67,13 +81,20 @@ type InputConfig struct {
 
 // Figure is one figure of a config.
 type Figure struct {
-	ID      string    `yaml:"id"`
-	Type    string    `yaml:"type"`
-	Title   string    `yaml:"title"`
-	Width   string    `yaml:"width"`
-	Where   []string  `yaml:"where"`
-	Seed    *uint64   `yaml:"seed"`
-	Boot    *int      `yaml:"boot"`
+	ID    string   `yaml:"id"`
+	Type  string   `yaml:"type"`
+	Title string   `yaml:"title"`
+	Width string   `yaml:"width"`
+	Where []string `yaml:"where"`
+	Seed  *uint64  `yaml:"seed"`
+	Boot  *int     `yaml:"boot"`
+	// Axis labels and limits, over the figure's defaults.
+	XLabel  string    `yaml:"x_label"`
+	YLabel  string    `yaml:"y_label"`
+	XMin    *float64  `yaml:"x_min"`
+	XMax    *float64  `yaml:"x_max"`
+	YMin    *float64  `yaml:"y_min"`
+	YMax    *float64  `yaml:"y_max"`
 	Options yaml.Node `yaml:"options"`
 
 	line int // the line of the figure's entry in the config
@@ -152,6 +173,11 @@ func ParseConfig(path string, b []byte) (*Config, error) {
 		}
 		seenF[f] = true
 	}
+	for _, a := range sortedKeys(cfg.Colors) {
+		if _, err := figures.ParseHexColor(cfg.Colors[a]); err != nil {
+			return nil, fmt.Errorf("%s: colors: %s: %v", path, a, err)
+		}
+	}
 	if len(cfg.Figures) == 0 {
 		return nil, fmt.Errorf("%s: figures: none; name at least one (types: %s)", path, strings.Join(KindNames(), ", "))
 	}
@@ -171,6 +197,9 @@ func ParseConfig(path string, b []byte) (*Config, error) {
 		}
 		if f.Width != "" && f.Width != "one" && f.Width != "two" {
 			return nil, at(f.line, "figure %q: width %q: want one or two (columns)", f.ID, f.Width)
+		}
+		if f.XMin != nil && f.XMax != nil && !(*f.XMin < *f.XMax) || f.YMin != nil && f.YMax != nil && !(*f.YMin < *f.YMax) {
+			return nil, at(f.line, "figure %q: axis limits: want x_min < x_max and y_min < y_max", f.ID)
 		}
 		if f.Boot != nil && *f.Boot < 0 {
 			return nil, at(f.line, "figure %q: boot %d: want 0 or more", f.ID, *f.Boot)

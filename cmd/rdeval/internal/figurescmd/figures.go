@@ -254,6 +254,7 @@ type Drawn struct {
 // Render draws every figure of cfg on ds in memory; it writes nothing.
 func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) {
 	inputs := datasetInputs(cfg, ds)
+	styles := studyStyles(cfg, ds)
 	var out []Drawn
 	for i := range cfg.Figures {
 		f := &cfg.Figures[i]
@@ -273,7 +274,7 @@ func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) 
 			}
 			fds = &cp
 		}
-		c := &drawCtx{cfg: cfg, fig: f, ds: fds, seed: cfg.seed(f), boot: cfg.boot(f), ci: cfg.ci()}
+		c := &drawCtx{cfg: cfg, fig: f, ds: fds, seed: cfg.seed(f), boot: cfg.boot(f), ci: cfg.ci(), styles: styles}
 		if len(fds.Runs) == 0 {
 			return nil, cmdutil.Usagef("%s:%d: figure %q: no runs left after its where filters", cfg.Path, f.line, f.ID)
 		}
@@ -290,10 +291,15 @@ func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) 
 			}
 			return nil, fmt.Errorf("figure %q (%s): %w", f.ID, f.Type, err)
 		}
+		if err := applyAxes(cfg, f, p); err != nil {
+			return nil, err
+		}
 		width := f.Width
 		if width == "" {
 			width = "one"
-			if k.wide {
+			// Many agents (the paper's 14) on a line figure: two columns,
+			// or the outside legend takes half of the figure.
+			if k.wide || figures.SeriesCount(p) > figures.ManySeries {
 				width = "two"
 			}
 		}

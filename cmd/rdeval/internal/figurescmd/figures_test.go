@@ -273,7 +273,7 @@ func TestBadConfig(t *testing.T) {
 		{"demo with input options", "demo: true\ninput: {benchmark: x}\nfigures: [{id: a, type: errors}]\n", "input may only hold where"},
 		{"no inputs", "figures: [{id: a, type: errors}]\n", "want either inputs"},
 		{"bad type", "demo: true\nfigures:\n  - id: a\n    type: pie\n", "c.yaml:3: figure \"a\": type \"pie\": want one of"},
-		{"bad option", "demo: true\nfigures:\n  - id: a\n    type: scoreatk\n    options: {budget: 8h}\n", "c.yaml:5: figure \"a\" (type scoreatk): unknown option \"budget\" (options: human_percentiles, humans, ks, time_limit)"},
+		{"bad option", "demo: true\nfigures:\n  - id: a\n    type: scoreatk\n    options: {budget: 8h}\n", "c.yaml:5: figure \"a\" (type scoreatk): unknown option \"budget\" (options: human_percentiles, humans, ks, partial, time_limit)"},
 		{"inline option", "demo: true\nfigures:\n  - id: a\n    type: horizon-trend\n    options: {release_dates: d.yaml, weighting: square}\n", "c.yaml:3: figure \"a\": weighting \"square\": want invsqrt or equal"},
 		{"option type", "demo: true\nfigures:\n  - id: a\n    type: per-task\n    options: {k: two}\n", "figure \"a\": options: unmarshal errors"},
 		{"duplicate id", "demo: true\nfigures:\n  - {id: a, type: errors}\n  - {id: a, type: errors}\n", "c.yaml:4: figure id \"a\" is already used on line 3"},
@@ -283,6 +283,11 @@ func TestBadConfig(t *testing.T) {
 		{"time limit absent", "demo: true\nfigures:\n  - {id: a, type: scoreatk, options: {time_limit: 3h}}\n", "c.yaml:3: figure \"a\": time_limit 3h: no runs of that length"},
 		{"release dates missing", "demo: true\nfigures:\n  - {id: a, type: errors}\n  - {id: b, type: horizon-trend, options: {release_dates: none.yaml}}\n", "c.yaml:4: figure \"b\": release_dates"},
 		{"where column", "demo: true\nfigures:\n  - {id: a, type: errors, where: [colour=red]}\n", "c.yaml:3: figure \"a\": where"},
+		{"bad colour", "demo: true\ncolors: {human: yellow}\nfigures: [{id: a, type: errors}]\n", "colors: human: colour \"yellow\": want #RRGGBB"},
+		{"axis limits", "demo: true\nfigures:\n  - {id: a, type: errors, y_min: 1, y_max: 0}\n", "c.yaml:3: figure \"a\": axis limits"},
+		{"log axis limit", "demo: true\nfigures:\n  - {id: a, type: allocation, x_min: 0}\n", "c.yaml:3: figure \"a\": x_min 0: the axis is logarithmic"},
+		{"limits cross the data range", "demo: true\nfigures:\n  - {id: a, type: errors, y_max: -5}\n", "c.yaml:3: figure \"a\": axis limits: x"},
+		{"bad partial", "demo: true\nfigures:\n  - {id: a, type: allocation, options: {partial: hide}}\n", "partial \"hide\": want distinct or omit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -379,5 +384,54 @@ func TestRelativeInputs(t *testing.T) {
 	}
 	if idx.Figures[0].Seed != 3 || idx.Figures[0].Parameters["time_limit_s"] != "1800" {
 		t.Errorf("figure %+v", idx.Figures[0])
+	}
+}
+
+// TestStudyStylesAndNames (issue 24): an agent keeps its colour across the
+// figures of a study whatever subset a figure draws; humans are dark grey;
+// colors, names, axis labels and limits from the config are applied; the
+// RE-Bench task ids get display names by default.
+func TestStudyStylesAndNames(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `demo: true
+boot: 0
+colors: {"Modular (Model C)": "#CC79A7"}
+names: {"AIDE (Model B)": "AIDE B", ai_rd_triton_cumsum/main: Triton}
+figures:
+  - {id: all, type: allocation, options: {budgets: [2h, 8h]}}
+  - {id: some, type: allocation, where: ["agent=Modular (Model C),human"], options: {budgets: [2h, 8h], partial: omit},
+     y_label: "Score", y_min: 0, y_max: 2}
+  - {id: tasks, type: per-task, where: ["benchmark=re-bench", "time_limit_s=28800"]}
+`
+	path := filepath.Join(dir, "c.yaml")
+	os.WriteFile(path, []byte(cfg), 0o644)
+	out := filepath.Join(dir, "out")
+	if _, stderr, err := runCmd(t, "--config", path, "--out", out); err != nil {
+		t.Fatal(err, stderr)
+	}
+	read := func(n string) string {
+		b, err := os.ReadFile(filepath.Join(out, n+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	all, some, tasks := read("all"), read("some"), read("tasks")
+	for name, svg := range map[string]string{"all": all, "some": some} {
+		if !strings.Contains(svg, "stroke:#CC79A7") || !strings.Contains(svg, "stroke:#444444") {
+			t.Errorf("%s: Model C is not #CC79A7 or humans not #444444", name)
+		}
+	}
+	if !strings.Contains(all, "AIDE B") || strings.Contains(all, "AIDE (Model B)") {
+		t.Error("all: the display name of AIDE (Model B) is not used")
+	}
+	if !strings.Contains(some, ">Score<") || !strings.Contains(some, ">1<") {
+		t.Error("some: y label or limit not applied")
+	}
+	if !strings.Contains(tasks, ">Triton<") || !strings.Contains(tasks, ">Fix embedding<") || strings.Contains(tasks, "ai_rd_") {
+		t.Error("tasks: display names of tasks not used")
+	}
+	if strings.Contains(all+some+tasks, "#F0E442") {
+		t.Error("yellow in a figure")
 	}
 }

@@ -9,12 +9,17 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
 	"github.com/rdeval/rdeval/figures"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 )
 
 type horizonFitOptions struct {
 	Weighting      string   `yaml:"weighting"`      // invsqrt (default) or equal
 	Regularization *float64 `yaml:"regularization"` // sklearn's 1/C (default 0.1, METR's headline)
 	ScoreCol       string   `yaml:"score_col"`      // score_binarized (default) or score
+	// BinWidth (horizon-fit) is the width in log2 minutes of the bins of
+	// the empirical success rates drawn with Wilson intervals beside the
+	// fits (default 2: [1, 4), [4, 16) … minutes; 0: none).
+	BinWidth *float64 `yaml:"bin_width"`
 }
 
 func (o *horizonFitOptions) defaults(c *drawCtx) error {
@@ -44,14 +49,19 @@ func (o *horizonFitOptions) params() map[string]any {
 	return map[string]any{"weighting": o.Weighting, "regularization": *o.Regularization, "score_col": o.ScoreCol}
 }
 
-// horizons runs rdeval horizon on the figure's runs.
-func horizons(c *drawCtx, o *horizonFitOptions, boot int, dates map[string]time.Time) (*analysis.HorizonResult, *analysis.HorizonTrend, error) {
+// horizons runs rdeval horizon on the figure's runs; runs receives the
+// fitted runs when not nil.
+func horizons(c *drawCtx, o *horizonFitOptions, boot int, dates map[string]time.Time, runs *[]analysis.HorizonRun) (*analysis.HorizonResult, *analysis.HorizonTrend, error) {
 	var res *analysis.HorizonResult
 	var trend *analysis.HorizonTrend
 	sub, collect := c.quiet()
-	err := horizoncmd.Compute(&horizoncmd.Options{IO: sub, Format: cmdutil.FormatJSON, Weighting: o.Weighting, Regularization: *o.Regularization,
+	hopts := &horizoncmd.Options{IO: sub, Format: cmdutil.FormatJSON, Weighting: o.Weighting, Regularization: *o.Regularization,
 		Boot: boot, Seed: c.seed, CI: c.ci, Quantiles: []float64{0.5}, ScoreCol: o.ScoreCol,
-		OnResult: func(r *analysis.HorizonResult, t *analysis.HorizonTrend) { res, trend = r, t }}, c.ds, dates)
+		OnResult: func(r *analysis.HorizonResult, t *analysis.HorizonTrend) { res, trend = r, t }}
+	if runs != nil {
+		hopts.OnRuns = func(r []analysis.HorizonRun) { *runs = r }
+	}
+	err := horizoncmd.Compute(hopts, c.ds, dates)
 	collect()
 	return res, trend, err
 }
@@ -65,9 +75,27 @@ func drawHorizonFit(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	if err := opts.defaults(c); err != nil {
 		return nil, nil, err
 	}
-	res, _, err := horizons(c, opts, 0, nil)
+	width := 2.0
+	if opts.BinWidth != nil {
+		width = *opts.BinWidth
+	}
+	if width < 0 {
+		return nil, nil, c.optErr("bin_width %v: want a width in log2 minutes (2: bins of a factor 4), or 0 for none", width)
+	}
+	var runs []analysis.HorizonRun
+	res, _, err := horizons(c, opts, 0, nil, &runs)
 	if err != nil {
 		return nil, nil, err
+	}
+	bins := map[string]analysis.AgentBins{}
+	if width > 0 {
+		all, err := analysis.HorizonBins(runs, width, c.ci)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, b := range all {
+			bins[b.Agent] = b
+		}
 	}
 	span := map[string][2]float64{}
 	for _, r := range c.ds.Runs {
@@ -83,13 +111,21 @@ func drawHorizonFit(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	var curves []figures.LogisticCurve
 	for _, a := range res.Agents {
 		s := span[a.Agent]
-		curves = append(curves, figures.LogisticCurve{Label: a.Agent, Intercept: a.Fit.Intercept, Slope: a.Fit.Slope, XMin: s[0], XMax: s[1]})
+		cur := figures.LogisticCurve{Label: c.name(a.Agent), Intercept: a.Fit.Intercept, Slope: a.Fit.Slope, XMin: s[0], XMax: s[1], Style: c.style(a.Agent)}
+		for _, b := range bins[a.Agent].Bins {
+			cur.Points = append(cur.Points, plotter.XY{X: b.Minutes, Y: b.Rate})
+			cur.Lo = append(cur.Lo, b.CILow)
+			cur.Hi = append(cur.Hi, b.CIHigh)
+		}
+		curves = append(curves, cur)
 		if a.N < 30 {
 			c.warnf("%s: only %d runs in the fit", a.Agent, a.N)
 		}
 	}
 	p, err := figures.LogisticFigure(c.title("Success by task length"), "Human time (minutes)", "Success probability", curves, true)
-	return p, opts.params(), err
+	params := opts.params()
+	params["bin_width"], params["bin_interval"], params["bin_weights"] = width, "wilson", "none"
+	return p, params, err
 }
 
 // bandSteps is the number of segments of the trend's band.
@@ -118,7 +154,7 @@ func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		return nil, nil, err
 	}
 	c.extra = append(c.extra, rec)
-	res, trend, err := horizons(c, &opts.horizonFitOptions, c.boot, dates)
+	res, trend, err := horizons(c, &opts.horizonFitOptions, c.boot, dates, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +168,7 @@ func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		if !ok {
 			continue
 		}
-		pts = append(pts, figures.HorizonPoint{Label: a.Agent, Release: d, Minutes: a.Horizons[0], Lo: a.CILow[0], Hi: a.CIHigh[0], Frontier: frontier[a.Agent]})
+		pts = append(pts, figures.HorizonPoint{Label: c.name(a.Agent), Release: d, Minutes: a.Horizons[0], Lo: a.CILow[0], Hi: a.CIHigh[0], Frontier: frontier[a.Agent]})
 	}
 	tr := &figures.Trend{Slope: trend.Slope, Intercept: trend.Intercept}
 	if c.boot > 0 {

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"gonum.org/v1/plot"
 )
@@ -69,6 +71,84 @@ type drawCtx struct {
 	ci    float64
 	warns []string
 	extra []InputRecord // files the figure reads besides the runs
+	// styles: one style per agent of the study (not of this figure), so
+	// an agent keeps its colour in every figure.
+	styles figures.StyleMap
+}
+
+// style is agent's style in the study.
+func (c *drawCtx) style(agent string) *figures.SeriesStyle { return c.styles.Get(agent) }
+
+// name is the display name of an agent, task, hint level or term: the
+// config's names, else figures.DisplayName.
+func (c *drawCtx) name(s string) string {
+	if n, ok := c.cfg.Names[s]; ok {
+		return n
+	}
+	return figures.DisplayName(s)
+}
+
+// studyStyles maps the study's agents (humans: those with a run of kind
+// human) to styles, with the config's colours over them.
+func studyStyles(cfg *Config, ds *ingest.Dataset) figures.StyleMap {
+	return AgentStyles(ds, cfg.Colors)
+}
+
+// AgentStyles maps the agents of ds (humans: those with a run of kind
+// human) to one style each, figures.NewStyleMap, with colors (agent →
+// #RRGGBB, already checked) over them; rdeval report uses it too, so an
+// agent has one colour in every figure of a study.
+func AgentStyles(ds *ingest.Dataset, colors map[string]string) figures.StyleMap {
+	human := map[string]bool{}
+	seen := map[string]bool{}
+	var agents []string
+	for i := range ds.Runs {
+		r := &ds.Runs[i]
+		if !seen[r.Agent] {
+			seen[r.Agent] = true
+			agents = append(agents, r.Agent)
+		}
+		if r.Kind == "human" {
+			human[r.Agent] = true
+		}
+	}
+	m := figures.NewStyleMap(agents, func(a string) bool { return human[a] })
+	for a, hex := range colors {
+		col, _ := figures.ParseHexColor(hex) // checked by ParseConfig
+		st := m[a]
+		st.Color = col
+		m[a] = st
+	}
+	return m
+}
+
+// applyAxes sets the figure's axis labels and limits from the config; a
+// limit of 0 or less on a log axis is an error.
+func applyAxes(cfg *Config, f *Figure, p *plot.Plot) error {
+	if f.XLabel != "" {
+		p.X.Label.Text = f.XLabel
+	}
+	if f.YLabel != "" {
+		p.Y.Label.Text = f.YLabel
+	}
+	for _, l := range []struct {
+		v     *float64
+		dst   *float64
+		name  string
+		scale plot.Normalizer
+	}{{f.XMin, &p.X.Min, "x_min", p.X.Scale}, {f.XMax, &p.X.Max, "x_max", p.X.Scale}, {f.YMin, &p.Y.Min, "y_min", p.Y.Scale}, {f.YMax, &p.Y.Max, "y_max", p.Y.Scale}} {
+		if l.v == nil {
+			continue
+		}
+		if _, log := l.scale.(plot.LogScale); log && !(*l.v > 0) {
+			return cmdutil.Usagef("%s:%d: figure %q: %s %v: the axis is logarithmic, want a positive limit", cfg.Path, f.line, f.ID, l.name, *l.v)
+		}
+		*l.dst = *l.v
+	}
+	if !(p.X.Min < p.X.Max) || !(p.Y.Min < p.Y.Max) {
+		return cmdutil.Usagef("%s:%d: figure %q: axis limits: x %v to %v, y %v to %v: want min < max", cfg.Path, f.line, f.ID, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
+	}
+	return nil
 }
 
 // quiet returns streams that drop the command's table and keep its

@@ -26,6 +26,10 @@ type scoreAtKOptions struct {
 	// the lines' percentiles (default 10, 30, 50, 70, 90; [] for none).
 	Humans           string    `yaml:"humans"`
 	HumanPercentiles []float64 `yaml:"human_percentiles"`
+	// Partial: distinct (default) draws a k whose mean covers fewer tasks
+	// than the agent's others as an open marker off the line; omit leaves
+	// it out.
+	Partial string `yaml:"partial"`
 }
 
 // scoreAtKRows runs rdeval scoreatk (percentile bootstrap, short tasks
@@ -127,6 +131,10 @@ func drawScoreAtK(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 			humanScores[r.TaskID] = append(humanScores[r.TaskID], r.Score.V)
 		}
 	}
+	partial, err := figures.ParsePartial(opts.Partial)
+	if err != nil {
+		return nil, nil, c.optErr("%v", err)
+	}
 	tl, err := pickTimeLimit(c, opts.TimeLimit, timeLimits(&agents))
 	if err != nil {
 		return nil, nil, err
@@ -142,13 +150,13 @@ func drawScoreAtK(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	}
 	var g []figures.ScoreAtKGroup
 	for _, a := range sortedKeys(byAgent) {
-		g = append(g, figures.ScoreAtKGroup{Label: a, Points: byAgent[a]})
+		g = append(g, figures.ScoreAtKGroup{Label: c.name(a), Points: byAgent[a], Style: c.style(a)})
 	}
-	p, err := figures.ScoreAtKFigure(c.title("score@k, "+durationLabel(tl)+" runs"), g)
+	p, err := figures.ScoreAtKFigure(c.title("score@k, "+durationLabel(tl)+" runs"), g, figures.LineOptions{Partial: partial})
 	if err != nil {
 		return nil, nil, err
 	}
-	params := map[string]any{"time_limit_s": tl, "ks": opts.Ks, "by": by, "interval": "percentile", "short_tasks": "drop"}
+	params := map[string]any{"time_limit_s": tl, "ks": opts.Ks, "by": by, "interval": "percentile", "short_tasks": "drop", "partial": partialName(partial)}
 	if len(humanScores) > 0 && len(opts.HumanPercentiles) > 0 {
 		var tasks []analysis.TaskScores
 		for _, t := range sortedKeys(humanScores) {
@@ -157,7 +165,7 @@ func drawScoreAtK(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		vals := analysis.MeanOfPercentiles(tasks, opts.HumanPercentiles)
 		var refs []figures.RefLine
 		for i, q := range opts.HumanPercentiles {
-			refs = append(refs, figures.RefLine{Label: opts.Humans + " p" + strconv.FormatFloat(q, 'f', -1, 64), Y: vals[i]})
+			refs = append(refs, figures.RefLine{Label: c.name(opts.Humans) + " p" + strconv.FormatFloat(q, 'f', -1, 64), Y: vals[i]})
 		}
 		figures.AddRefLines(p, refs)
 		params["humans"], params["human_percentiles"], params["human_tasks"] = opts.Humans, opts.HumanPercentiles, len(tasks)
@@ -175,6 +183,17 @@ type allocationOptions struct {
 	Budgets     []string `yaml:"budgets"`      // default 30m … 32h
 	HumanLength string   `yaml:"human_length"` // run length of human runs without a time limit (default 8h)
 	Truncate    string   `yaml:"truncate"`     // humans (default), all or none: see rdeval allocation --truncate
+	// Partial: distinct (default) draws a budget where no allocation
+	// covers the agent's full task set (so no best point) as an open
+	// marker off the line; omit leaves it out.
+	Partial string `yaml:"partial"`
+}
+
+func partialName(p figures.Partial) string {
+	if p == figures.PartialOmit {
+		return "omit"
+	}
+	return "distinct"
 }
 
 func (o *allocationOptions) defaults(c *drawCtx) (time.Duration, error) {
@@ -212,6 +231,10 @@ func allocationRows(c *drawCtx, o *allocationOptions) ([]allocationcmd.Row, erro
 
 func drawAllocation(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	opts := o.(*allocationOptions)
+	partial, err := figures.ParsePartial(opts.Partial)
+	if err != nil {
+		return nil, nil, c.optErr("%v", err)
+	}
 	rows, err := allocationRows(c, opts)
 	if err != nil {
 		return nil, nil, err
@@ -219,22 +242,25 @@ func drawAllocation(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	byAgent := map[string][]analysis.AllocationPoint{}
 	for _, r := range rows {
 		if r.Selection == "observed" {
-			byAgent[r.Agent] = append(byAgent[r.Agent], analysis.AllocationPoint{BudgetS: r.BudgetS, RunLengthS: r.RunLengthS, Best: r.Best,
+			byAgent[r.Agent] = append(byAgent[r.Agent], analysis.AllocationPoint{BudgetS: r.BudgetS, RunLengthS: r.RunLengthS, Best: r.Best, FullTaskSet: r.FullTaskSet,
 				ScoreAtKPoint: analysis.ScoreAtKPoint{K: r.K, NTasks: r.NTasks, Estimate: r.Estimate, CILow: r.CILow, CIHigh: r.CIHigh}})
 		}
 	}
 	var g []figures.AllocationGroup
 	for _, a := range sortedKeys(byAgent) {
-		g = append(g, figures.AllocationGroup{Label: a, Points: byAgent[a]})
+		g = append(g, figures.AllocationGroup{Label: c.name(a), Points: byAgent[a], Style: c.style(a)})
 	}
-	p, err := figures.AllocationFigure(c.title("Score by time budget"), g)
-	return p, map[string]any{"budgets": opts.Budgets, "human_length": opts.HumanLength, "truncate": opts.Truncate, "select": "observed"}, err
+	p, err := figures.AllocationFigure(c.title("Score by time budget"), g, figures.LineOptions{Partial: partial})
+	return p, map[string]any{"budgets": opts.Budgets, "human_length": opts.HumanLength, "truncate": opts.Truncate, "select": "observed", "partial": partialName(partial)}, err
 }
 
 type allocationBarsOptions struct {
 	Budget      string `yaml:"budget"` // the total budget, e.g. 8h (required)
 	HumanLength string `yaml:"human_length"`
 	Truncate    string `yaml:"truncate"`
+	// Partial: distinct (default) draws a cell whose mean covers fewer of
+	// the agent's tasks as a dashed open bar; omit leaves it out.
+	Partial string `yaml:"partial"`
 }
 
 func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
@@ -245,6 +271,10 @@ func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	budget, err := parseDuration(opts.Budget)
 	if err != nil {
 		return nil, nil, c.optErr("budget %v", err)
+	}
+	partial, err := figures.ParsePartial(opts.Partial)
+	if err != nil {
+		return nil, nil, c.optErr("%v", err)
 	}
 	ao := &allocationOptions{Budgets: []string{opts.Budget}, HumanLength: opts.HumanLength, Truncate: opts.Truncate}
 	rows, err := allocationRows(c, ao)
@@ -257,13 +287,17 @@ func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 			continue
 		}
 		level := durationLabel(strconv.FormatFloat(r.RunLengthS, 'f', -1, 64)) + " runs"
-		bars = append(bars, figures.Bar{Group: r.Agent, Level: level, Value: r.Estimate, Lo: r.CILow, Hi: r.CIHigh})
+		b := figures.Bar{Group: c.name(r.Agent), Level: level, Value: r.Estimate, Lo: r.CILow, Hi: r.CIHigh, Partial: !r.FullTaskSet}
+		if b.Partial && partial == figures.PartialOmit {
+			b.Value, b.Lo, b.Hi = math.NaN(), math.NaN(), math.NaN()
+		}
+		bars = append(bars, b)
 	}
 	if len(bars) == 0 {
 		c.warnf("no allocation of the %s budget: no agent has runs whose length divides it", opts.Budget)
 	}
 	p, err := figures.GroupedBars(c.title("score@k by allocation, "+durationLabel(strconv.FormatFloat(budget, 'f', -1, 64))+" budget"), "Average normalized score", bars)
-	return p, map[string]any{"budget": opts.Budget, "human_length": ao.HumanLength, "truncate": ao.Truncate, "select": "observed"}, err
+	return p, map[string]any{"budget": opts.Budget, "human_length": ao.HumanLength, "truncate": ao.Truncate, "select": "observed", "partial": partialName(partial)}, err
 }
 
 type perTaskOptions struct {
@@ -333,7 +367,7 @@ func drawPerTask(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	var bars []figures.Bar
 	for _, t := range sortedKeys(cells) {
 		for _, a := range sortedKeys(agents) {
-			b := figures.Bar{Group: t, Level: a, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+			b := figures.Bar{Group: c.name(t), Level: c.name(a), Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Style: c.style(a)}
 			if r, ok := cells[t][a]; ok {
 				b.Value, b.Lo, b.Hi = r.Estimate, r.CILow, r.CIHigh
 			}
@@ -343,8 +377,12 @@ func drawPerTask(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	title := "score@" + strconv.Itoa(opts.K) + " per task"
 	if len(opts.KByAgent) > 0 {
 		title = "score@k per task"
-		for i := range bars {
-			bars[i].Level = fmt.Sprintf("%s (k = %d)", bars[i].Level, kOf(bars[i].Level))
+		i := 0
+		for range sortedKeys(cells) {
+			for _, a := range sortedKeys(agents) {
+				bars[i].Level = fmt.Sprintf("%s (k = %d)", bars[i].Level, kOf(a))
+				i++
+			}
 		}
 	}
 	p, err := figures.GroupedBars(c.title(title), "Average normalized score", bars)
@@ -400,7 +438,7 @@ func drawCurves(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	}
 	var g []figures.CurveGroup
 	for _, a := range sortedKeys(curves[tl]) {
-		g = append(g, figures.CurveGroup{Label: a, Points: curves[tl][a]})
+		g = append(g, figures.CurveGroup{Label: c.name(a), Points: curves[tl][a], Style: c.style(a)})
 	}
 	p, err := figures.CurvesFigure(c.title("Score over time, "+durationLabel(tl)+" runs"), g)
 	return p, map[string]any{"grid": opts.Grid, "time_limit_s": tl, "human_length": opts.HumanLength, "interp": "log-linear"}, err

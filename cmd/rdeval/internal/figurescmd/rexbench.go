@@ -38,7 +38,7 @@ func drawSuccess(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	var bars []figures.Bar
 	nan := math.NaN()
 	onSummary := func(framework, model, hint string, s analysis.RateSummary) {
-		b := figures.Bar{Group: framework + "\n" + model, Level: hint}
+		b := figures.Bar{Group: c.name(framework) + "\n" + c.name(model), Level: c.name(hint)}
 		switch opts.Metric {
 		case "final":
 			b.Value, b.Lo, b.Hi = s.Final, s.FinalLow, s.FinalHigh
@@ -195,7 +195,7 @@ func drawForest(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		if term == "(Intercept)" {
 			continue
 		}
-		coefs = append(coefs, figures.Coef{Term: term, Estimate: coefNum(m, "estimate"), Lo: coefNum(m, "ci_low"), Hi: coefNum(m, "ci_high")})
+		coefs = append(coefs, figures.Coef{Term: c.name(term), Estimate: coefNum(m, "estimate"), Lo: coefNum(m, "ci_low"), Hi: coefNum(m, "ci_high")})
 	}
 	xLabel := "Coefficient (log-odds)"
 	if opts.Family == "gaussian" {

@@ -37,6 +37,8 @@ type Options struct {
 	// OnResult, if set, receives the fits (and the trend, nil without
 	// release dates) before they are written (rdeval figures draws them).
 	OnResult func(res *analysis.HorizonResult, trend *analysis.HorizonTrend)
+	// OnRuns, if set, receives the runs that were fitted (figures bin them).
+	OnRuns func(runs []analysis.HorizonRun)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -222,6 +224,9 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 	}
 	if noY > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %d agent runs without %s are left out\n", noY, opts.ScoreCol)
+	}
+	if opts.OnRuns != nil {
+		opts.OnRuns(runs)
 	}
 	w := analysis.InvsqrtWeighting
 	if opts.Weighting == "equal" {

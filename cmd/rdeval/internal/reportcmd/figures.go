@@ -26,7 +26,8 @@ type figureData struct {
 	alloc    map[string][]analysis.AllocationPoint
 	curves   map[string]map[string][]analysis.CurvePoint // time limit label → agent → points
 	bars     []figures.Bar
-	png      bool // also write PNG (300 dpi) beside each SVG
+	png      bool             // also write PNG (300 dpi) beside each SVG
+	styles   figures.StyleMap // one style per agent of the study (figurescmd.AgentStyles)
 
 	errGroups []string    // agents with failed runs
 	errCats   []string    // error types, most frequent first (the rest as "other")
@@ -62,7 +63,7 @@ func (f *figureData) allocation(rows []allocationcmd.Row) {
 		if r.Selection != "observed" {
 			continue
 		}
-		f.alloc[r.Agent] = append(f.alloc[r.Agent], analysis.AllocationPoint{BudgetS: r.BudgetS, RunLengthS: r.RunLengthS, Best: r.Best,
+		f.alloc[r.Agent] = append(f.alloc[r.Agent], analysis.AllocationPoint{BudgetS: r.BudgetS, RunLengthS: r.RunLengthS, Best: r.Best, FullTaskSet: r.FullTaskSet,
 			ScoreAtKPoint: analysis.ScoreAtKPoint{K: r.K, NTasks: r.NTasks, Estimate: r.Estimate, CILow: r.CILow, CIHigh: r.CIHigh}})
 	}
 }
@@ -147,7 +148,7 @@ func (f *figureData) write(dir string) ([]drawnFigure, error) {
 		specs = append(specs, spec{"scoreatk_" + fileSafe(tl) + ".svg", "score@k against k (log2) for " + tl + " runs, 95% bootstrap bands", func() (*plot.Plot, error) {
 			var g []figures.ScoreAtKGroup
 			for _, a := range sortedLabels(byAgent) {
-				g = append(g, figures.ScoreAtKGroup{Label: a, Points: byAgent[a]})
+				g = append(g, figures.ScoreAtKGroup{Label: a, Points: byAgent[a], Style: f.styles.Get(a)})
 			}
 			return figures.ScoreAtKFigure("score@k, "+tl+" runs", g)
 		}, false})
@@ -156,7 +157,7 @@ func (f *figureData) write(dir string) ([]drawnFigure, error) {
 		specs = append(specs, spec{"allocation.svg", "best allocation's score by total time budget (RE-Bench Fig. 2)", func() (*plot.Plot, error) {
 			var g []figures.AllocationGroup
 			for _, l := range sortedLabels(f.alloc) {
-				g = append(g, figures.AllocationGroup{Label: l, Points: f.alloc[l]})
+				g = append(g, figures.AllocationGroup{Label: l, Points: f.alloc[l], Style: f.styles.Get(l)})
 			}
 			return figures.AllocationFigure("Score by time budget", g)
 		}, false})
@@ -168,7 +169,7 @@ func (f *figureData) write(dir string) ([]drawnFigure, error) {
 		specs = append(specs, spec{"curves.svg", "mean best-so-far score over time, " + tl + " runs (RE-Bench Figs. 4–5)", func() (*plot.Plot, error) {
 			var g []figures.CurveGroup
 			for _, a := range sortedLabels(byAgent) {
-				g = append(g, figures.CurveGroup{Label: a, Points: byAgent[a]})
+				g = append(g, figures.CurveGroup{Label: a, Points: byAgent[a], Style: f.styles.Get(a)})
 			}
 			return figures.CurvesFigure("Score over time, "+tl+" runs", g)
 		}, false})

@@ -120,7 +120,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	figs := &figureData{png: opts.PNG}
+	figs := &figureData{png: opts.PNG, styles: figurescmd.AgentStyles(ds, nil)}
 	files := []struct {
 		name, what string
 		t          *cmdutil.Table
