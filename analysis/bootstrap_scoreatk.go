@@ -41,6 +41,11 @@ const (
 	// Tibshirani 1993, §14.3 and Eq. 15.36 for several samples), as
 	// scipy.stats.bootstrap(method="BCa") does with one sample per task.
 	BCa
+	// Studentized is the bootstrap-t interval with jackknife standard
+	// errors, centred on the plug-in value (scoreatk_studentized.go); the
+	// only one of the three that holds its level at k up to n/2
+	// (docs/scoreatk-coverage.md).
+	Studentized
 )
 
 // ScoreAtKOptions control ScoreAtKCurve.
@@ -50,7 +55,11 @@ type ScoreAtKOptions struct {
 	Seed     uint64     // seed of the bootstrap; same seed → same result on any machine
 	Level    float64    // confidence level of the interval, e.g. 0.95
 	Short    ShortTasks // tasks with fewer than k runs
-	Interval Interval   // Percentile (default) or BCa
+	Interval Interval   // Percentile (the zero value), BCa or Studentized
+	// ResampleTasks resamples tasks (with replacement, each with its
+	// observed runs and score@k) instead of runs within tasks; the interval
+	// is then the percentile interval (see taskBootstrapCurve).
+	ResampleTasks bool
 }
 
 // ScoreAtKPoint is the cross-task score@k at one k.
@@ -144,9 +153,20 @@ func ScoreAtKCurve(tasks []TaskScores, opt ScoreAtKOptions) ([]ScoreAtKPoint, er
 		if pt.NTasks == 0 {
 			pt.Warnings = append(pt.Warnings, fmt.Errorf("k=%d: no task has %d runs", k, k))
 		}
+		if opt.Boot > 0 && !opt.ResampleTasks {
+			pt.Warnings = append(pt.Warnings, runWarnings(prep, i, k, opt.Interval)...)
+		}
 		points[i] = pt
 	}
 	if opt.Boot == 0 {
+		return points, nil
+	}
+	if opt.ResampleTasks {
+		taskBootstrapCurve(prep, opt, points)
+		return points, nil
+	}
+	if opt.Interval == Studentized {
+		studentizedCurve(prep, opt, points)
 		return points, nil
 	}
 
@@ -273,6 +293,54 @@ func type7Position(n int, p float64) (int, float64) {
 	h := float64(float64(n-1) * p) // rounded: h − lo must not fuse with it
 	lo := math.Floor(h)
 	return int(lo), h - lo
+}
+
+// LargeKWarning says that k exceeds half the runs of a task in the mean
+// at K, where the percentile and BCa intervals of score@k undercover badly
+// (simulated 95 % intervals at k = n: about 0.5 and 0) and the studentized
+// one is wide and checked on the simulated scenarios only
+// (docs/scoreatk-coverage.md).
+type LargeKWarning struct {
+	K        int
+	MinN     int // fewest runs of a (best-of-k) task in the mean
+	Interval Interval
+}
+
+func (w *LargeKWarning) Error() string {
+	if w.Interval == Studentized {
+		return fmt.Sprintf("k=%d is more than half the runs of the smallest task (%d): the studentized interval is wide there, and its coverage is checked for k ≤ n/2 (docs/scoreatk-coverage.md)", w.K, w.MinN)
+	}
+	return fmt.Sprintf("k=%d is more than half the runs of the smallest task (%d): its interval undercovers (simulated coverage of 95 %% intervals 0.5–0.76 for percentile, less for BCa, from k = n/2 up; docs/scoreatk-coverage.md); the studentized interval does not", w.K, w.MinN)
+}
+
+// runWarnings are the warnings about a run-level bootstrap at Ks[i] = k:
+// k above half a task's runs (LargeKWarning), and tasks with one run, which
+// add no run-to-run variation (every task: the interval has zero width).
+func runWarnings(prep []preparedTask, i, k int, iv Interval) []error {
+	minN, in, single := math.MaxInt, 0, 0
+	for _, p := range prep {
+		if p.ks[i] == 0 {
+			continue
+		}
+		in++
+		if len(p.s) == 1 {
+			single++
+		}
+		if !p.random {
+			minN = min(minN, len(p.s))
+		}
+	}
+	var out []error
+	if minN != math.MaxInt && k > 1 && 2*k > minN {
+		out = append(out, &LargeKWarning{K: k, MinN: minN, Interval: iv})
+	}
+	switch {
+	case single > 0 && single == in:
+		out = append(out, fmt.Errorf("k=%d: every task has one run, so resampling runs gives a zero-width interval; resample tasks instead (scoreatk --boot-unit tasks)", k))
+	case single > 0:
+		out = append(out, fmt.Errorf("k=%d: %d of %d tasks have one run and add no run-to-run variation to the interval", k, single, in))
+	}
+	return out
 }
 
 // ShortTasksWarning says which tasks have fewer than K runs and were left

@@ -35,7 +35,7 @@ const fixture = `{"run_id":"a1","task_id":"t1","agent":"A","benchmark":"demo","t
 func TestScoreAtKJSON(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "runs.jsonl")
 	os.WriteFile(p, []byte(fixture), 0o644)
-	_, out, stderr, err := runCmd(t, p, "--format", "json", "--boot", "200", "--seed", "7")
+	_, out, stderr, err := runCmd(t, p, "--format", "json", "--k", "1,2", "--boot", "200", "--seed", "7")
 	if err != nil {
 		t.Fatal(err, stderr)
 	}
@@ -60,7 +60,7 @@ func TestScoreAtKJSON(t *testing.T) {
 	if !strings.Contains(stderr, "1 runs without a score") {
 		t.Errorf("stderr %q", stderr)
 	}
-	_, again, _, _ := runCmd(t, p, "--format", "json", "--boot", "200", "--seed", "7")
+	_, again, _, _ := runCmd(t, p, "--format", "json", "--k", "1,2", "--boot", "200", "--seed", "7")
 	if again != out {
 		t.Errorf("same seed, different output")
 	}
