@@ -55,6 +55,67 @@ func NormalCDF(x float64) float64 { return float64(0.5 * math.Erfc(-x/math.Sqrt2
 // NormalQuantile is Φ⁻¹ (p in (0, 1)).
 func NormalQuantile(p float64) float64 { return float64(math.Sqrt2 * math.Erfinv(float64(2*p)-1)) }
 
+// WaldPowerExact is the exact power of the two-sided unpooled
+// two-proportion z-test (waldTest) with n runs per arm, the sum over every
+// outcome of the binomial probabilities of those that reject:
+//
+//	power = Σ_{a,b=0..n} Bin(a; n, pa)·Bin(b; n, pb)·1[waldTest rejects]
+//
+// (R: sum(outer(dbinom(0:n, n, pa), dbinom(0:n, n, pb)) * reject)). It is
+// what PowerSuccessRates simulates, at every n; the normal approximation
+// TwoProportionPower is off at small n (the Wald test's size is not α
+// there). Above n = 3,000 it returns TwoProportionPower (the (n+1)² terms
+// would cost more than 10⁷ operations; the two agree within 0.005 there).
+func WaldPowerExact(pa, pb float64, n int, alpha float64) float64 {
+	if n > 3000 {
+		return TwoProportionPower(pa, pb, n, alpha)
+	}
+	z := NormalQuantile(1 - float64(alpha/2))
+	fa, fb := binomPMF(n, pa), binomPMF(n, pb)
+	var p float64
+	for a, wa := range fa {
+		if wa == 0 {
+			continue
+		}
+		var row float64
+		for b, wb := range fb {
+			if ok, _ := waldTest(a, b, n, z); ok {
+				row += wb
+			}
+		}
+		p += float64(wa * row)
+	}
+	return min(p, 1)
+}
+
+// binomPMF returns Bin(k; n, p) for k = 0..n from its logarithm, by the
+// ratio log Bin(k+1) = log Bin(k) + log((n−k)/(k+1)) + log(p/(1−p)) from
+// log Bin(0) = n·log(1−p) (so large n does not underflow a product form).
+// detLog and rounded products only: math.Lgamma is Go code whose
+// polynomials fuse into multiply-adds on some platforms (GOAMD64=v3 gave
+// other bits). The rounding error of the sum grows like k ulps of the
+// logarithm, below 1e-12 relative for n ≤ 3,000.
+func binomPMF(n int, p float64) []float64 {
+	out := make([]float64, n+1)
+	switch p {
+	case 0:
+		out[0] = 1
+		return out
+	case 1:
+		out[n] = 1
+		return out
+	}
+	lp, lq := detLog(p), detLog1p(-p)
+	l := float64(float64(n) * lq)
+	for k := range out {
+		out[k] = detExp(l)
+		if k < n {
+			l += detLog(float64(n-k)/float64(k+1)) + (lp - lq)
+		}
+	}
+	return out
+}
+
 // TwoProportionPower is the normal-approximation power of the two-sided
 // unpooled two-proportion z-test with n runs per arm:
 //
@@ -132,15 +193,34 @@ func PowerSuccessRates(pa, pb float64, opt PowerOptions) ([]PowerCell, error) {
 	return out, nil
 }
 
+// PilotSizeMinTasks is the fewest simulated tasks at which
+// PowerSuccessPilot's paired t-test held its size at α = 0.05 under both
+// nulls of TestPowerPilotSize (0.043–0.066 with 6 to 32 tasks, 2,000
+// studies a cell, SE 0.005); with 4 tasks it rejected 7–10.5 % of true
+// nulls under task × agent interaction.
+const PilotSizeMinTasks = 6
+
 // PowerSuccessPilot is PowerSuccessRates with the pilot data as the truth:
 // a simulated study draws its tasks with replacement from the tasks both
 // agents ran (the same tasks for both), and for each task draws runs per
-// task runs with replacement from each agent's pilot runs of that task;
-// the test is the z-test on each arm's pooled runs. The z-test treats runs
-// as independent; with tasks that differ in difficulty it is somewhat
-// anti-conservative (same tasks in both arms partly offset this).
+// task runs with replacement from each agent's pilot runs of that task.
+// Tasks are the clusters: the test is the paired t-test over tasks of the
+// per-task differences in success rate,
+//
+//	d_i = (successes of A − successes of B on task i) / runs
+//	t = mean(d) / (sd(d)/√tasks),  df = tasks − 1
+//
+// (R: t.test(pa_task, pb_task, paired = TRUE)), and the CI half-width is
+// t_{1−α/2, tasks−1}·sd(d)/√tasks. Its null is that the task-averaged
+// rates are equal; it holds its level whether tasks differ in difficulty
+// only or agents' strengths vary by task (task × agent interaction), where
+// a z-test on the pooled runs, which treats runs as independent, rejected a
+// true null up to 67 % of the time at α = 0.05 (docs/scoreatk-coverage.md,
+// power's size table; with fewer than PilotSizeMinTasks tasks the t-test
+// too exceeds α). A study whose differences are all equal (sd 0)
+// rejects when they are not 0. Needs tasks ≥ 2.
 func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error) {
-	if err := opt.check(1); err != nil {
+	if err := opt.check(2); err != nil {
 		return nil, err
 	}
 	ga, gb := map[string][]bool{}, map[string][]bool{}
@@ -160,29 +240,31 @@ func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error)
 		return nil, errors.New("analysis: the two agents share no task in the pilot data")
 	}
 	sort.Strings(names)
-	z := NormalQuantile(1 - float64(opt.Alpha/2))
 	var out []PowerCell
 	for ri, r := range opt.Runs {
 		for ti, t := range opt.Tasks {
 			c := uint64(ri*len(opt.Tasks) + ti)
+			tq := StudentTQuantile(1-float64(opt.Alpha/2), float64(t-1))
+			d := make([]float64, t)
 			rej := 0
 			var hw float64
 			for s := 0; s < opt.Sims; s++ {
 				rng := rand.New(rand.NewPCG(opt.Seed, c<<32|uint64(s)))
-				sa, sb := 0, 0
-				for range t {
+				for i := range d {
 					task := names[rng.IntN(len(names))]
 					ra, rb := ga[task], gb[task]
+					diff := 0
 					for range r {
 						if ra[rng.IntN(len(ra))] {
-							sa++
+							diff++
 						}
 						if rb[rng.IntN(len(rb))] {
-							sb++
+							diff--
 						}
 					}
+					d[i] = float64(diff) / float64(r)
 				}
-				ok, h := waldTest(sa, sb, r*t, z)
+				ok, h := pairedTTest(d, tq)
 				if ok {
 					rej++
 				}
@@ -192,6 +274,22 @@ func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error)
 		}
 	}
 	return out, nil
+}
+
+// pairedTTest is the two-sided one-sample t-test of mean(d) = 0 at critical
+// value tq: it reports rejection and the CI half-width tq·sd(d)/√n. With
+// sd 0 it rejects when the mean is not 0.
+func pairedTTest(d []float64, tq float64) (bool, float64) {
+	m := mean(d)
+	var ss float64
+	for _, x := range d {
+		ss += float64((x - m) * (x - m))
+	}
+	se := math.Sqrt(ss / float64(len(d)-1) / float64(len(d)))
+	if se == 0 {
+		return m != 0, 0
+	}
+	return math.Abs(m)/se > tq, float64(tq * se)
 }
 
 // PowerScoreAtK simulates studies comparing two agents' mean over tasks of
@@ -254,22 +352,11 @@ func PowerScoreAtK(a, b []TaskScores, k int, opt PowerOptions) ([]PowerCell, err
 					}
 					d[i] = drawScore(sa, w, p.a.Random) - drawScore(sb, w, p.b.Random)
 				}
-				m := mean(d)
-				var ss float64
-				for _, x := range d {
-					ss += float64((x - m) * (x - m))
-				}
-				se := math.Sqrt(ss / float64(t-1) / float64(t))
-				if se == 0 {
-					if m != 0 {
-						rej++
-					}
-					continue
-				}
-				if math.Abs(m)/se > tq {
+				ok, h := pairedTTest(d, tq)
+				if ok {
 					rej++
 				}
-				hw += float64(tq * se)
+				hw += h
 			}
 			out = append(out, cellResult(r, t, opt.Sims, rej, hw))
 		}

@@ -2,14 +2,17 @@ package analysis
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
 // TestPowerSuccessClosedForm: simulated power of the z-test with assumed
-// rates agrees with the normal-approximation closed form within 4
-// simulation standard errors.
+// rates agrees with its exact power (WaldPowerExact) within 4 simulation
+// standard errors, at small n too (3 runs × 2 tasks), where the normal
+// approximation TwoProportionPower is off (0.11 against 0.23 at n = 6:
+// testdata/reference/power_wald.csv).
 func TestPowerSuccessClosedForm(t *testing.T) {
-	opt := PowerOptions{Runs: []int{3, 5, 10}, Tasks: []int{12, 24}, Alpha: 0.05, Sims: 2000, Seed: 7}
+	opt := PowerOptions{Runs: []int{3, 5, 10}, Tasks: []int{2, 12, 24}, Alpha: 0.05, Sims: 2000, Seed: 7}
 	for _, c := range [][2]float64{{0.3, 0.5}, {0.2, 0.25}} {
 		cells, err := PowerSuccessRates(c[0], c[1], opt)
 		if err != nil {
@@ -17,10 +20,13 @@ func TestPowerSuccessClosedForm(t *testing.T) {
 		}
 		for _, x := range cells {
 			n := x.RunsPerTask * x.Tasks
-			want := TwoProportionPower(c[0], c[1], n, 0.05)
+			want := WaldPowerExact(c[0], c[1], n, 0.05)
 			se := math.Sqrt(want * (1 - want) / float64(x.Sims))
 			if math.Abs(x.Power-want) > 4*se {
-				t.Errorf("pa %v pb %v n %d: simulated %.4f ± %.4f, closed form %.4f", c[0], c[1], n, x.Power, x.PowerSE, want)
+				t.Errorf("pa %v pb %v n %d: simulated %.4f ± %.4f, exact %.4f", c[0], c[1], n, x.Power, x.PowerSE, want)
+			}
+			if n < 20 {
+				continue
 			}
 			hw := 1.959963984540054 * math.Sqrt((c[0]*(1-c[0])+c[1]*(1-c[1]))/float64(n))
 			if math.Abs(x.CIHalfWidth-hw) > 0.05*hw {
@@ -32,6 +38,22 @@ func TestPowerSuccessClosedForm(t *testing.T) {
 	first, _ := PowerSuccessRates(0.3, 0.5, opt)
 	if again[3] != first[3] {
 		t.Error("same seed, different result")
+	}
+}
+
+// TestWaldPowerExactReference: WaldPowerExact and TwoProportionPower
+// against R (testdata/reference/power_wald.R: the same sum with dbinom and
+// outer, R 4.2.2), to 1e-9.
+func TestWaldPowerExactReference(t *testing.T) {
+	for _, r := range readReference(t, "power_wald.csv") {
+		pa, pb, alpha := atof(t, r[0]), atof(t, r[1]), atof(t, r[3])
+		n, _ := strconv.Atoi(r[2])
+		if got, want := WaldPowerExact(pa, pb, n, alpha), atof(t, r[4]); math.Abs(got-want) > 1e-9 {
+			t.Errorf("pa %v pb %v n %d: exact %.12g, R %.12g", pa, pb, n, got, want)
+		}
+		if got, want := TwoProportionPower(pa, pb, n, alpha), atof(t, r[5]); math.Abs(got-want) > 1e-9 {
+			t.Errorf("pa %v pb %v n %d: normal %.12g, R %.12g", pa, pb, n, got, want)
+		}
 	}
 }
 
@@ -94,5 +116,24 @@ func TestPowerPilot(t *testing.T) {
 	}
 	if _, err := PowerScoreAtK(sa, sb, 4, opt); err == nil {
 		t.Error("runs per task < k should be an error")
+	}
+}
+
+// TestPairedTTest: pairedTTest's half-width and decision against R's
+// t.test(d) on d = (0.1, 0.3, −0.2, 0.4, 0.5): t = 1.7728105208558367,
+// half-width of the 95 % CI 0.34454777651513369, p = 0.151 (R 4.2.2).
+func TestPairedTTest(t *testing.T) {
+	d := []float64{0.1, 0.3, -0.2, 0.4, 0.5}
+	tq := StudentTQuantile(0.975, 4)
+	rej, hw := pairedTTest(d, tq)
+	if rej || math.Abs(hw-0.34454777651513369) > 1e-9 {
+		t.Errorf("rejects %v, half-width %.12g", rej, hw)
+	}
+	// At α = 0.2 (p = 0.151 < 0.2) it rejects.
+	if rej, _ := pairedTTest(d, StudentTQuantile(0.9, 4)); !rej {
+		t.Error("p = 0.151 not rejected at α = 0.2")
+	}
+	if rej, hw := pairedTTest([]float64{0.5, 0.5, 0.5}, tq); !rej || hw != 0 {
+		t.Error("constant non-zero differences should reject")
 	}
 }

@@ -71,6 +71,35 @@ func TestSeededBitsPinned(t *testing.T) {
 			}
 			return err
 		}},
+		{"score@k studentized", "91e3f9b4dcd6d1168c1de851977478c29e2cf0ba28cbc7f91c2b2ce8886c0631", func(h *bitHash) error {
+			pts, err := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{1, 2, 4, 8}, Boot: 2000, Seed: 3, Level: 0.95, Interval: Studentized})
+			for _, p := range pts {
+				h.add(p.Estimate, p.BootMean, p.CILow, p.CIHigh)
+			}
+			return err
+		}},
+		{"score@k task bootstrap", "7595d0b92196ceac1b4b981071b88e2d7f3b907ef0652872ce0b318fbe785f1d", func(h *bitHash) error {
+			pts, err := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{1, 2, 4, 8}, Boot: 2000, Seed: 3, Level: 0.95, ResampleTasks: true})
+			for _, p := range pts {
+				h.add(p.Estimate, p.BootMean, p.CILow, p.CIHigh)
+			}
+			return err
+		}},
+		{"power pilot", "02d1275a79d7a5b7ed40d8fbf008a343f729b566c8ff86a4002f93823101b35e", func(h *bitHash) error {
+			var a, b []OutcomeRun
+			for i := range 6 {
+				for j := range 5 {
+					a = append(a, OutcomeRun{Task: fmt.Sprint(i), Final: j < 1+i%3})
+					b = append(b, OutcomeRun{Task: fmt.Sprint(i), Final: j < 4-i%3})
+				}
+			}
+			cells, err := PowerSuccessPilot(a, b, PowerOptions{Runs: []int{3, 8}, Tasks: []int{6, 12}, Alpha: 0.05, Sims: 300, Seed: 9})
+			for _, c := range cells {
+				h.add(c.Power, c.PowerSE, c.CIHalfWidth)
+			}
+			h.add(WaldPowerExact(0.3, 0.5, 18, 0.05))
+			return err
+		}},
 		{"horizons", "8bce15105f7d0b646c6d397a454dde36f746c7a110cd4e32836a8f93ea358e0f", func(h *bitHash) error {
 			res, err := Horizons(runs, HorizonOptions{Weighting: EqualWeighting, Regularization: 0.1, Quantiles: []float64{0.5, 0.8}, Boot: 200, Seed: 5, Level: 0.95})
 			if err != nil {
