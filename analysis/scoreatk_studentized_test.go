@@ -1,10 +1,12 @@
 package analysis
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -163,5 +165,49 @@ func TestStudentizedSeedSpread(t *testing.T) {
 		pp, _ := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{c.k}, Boot: 10000, Seed: 1, Level: 0.95})
 		bsd = (pp[0].CIHigh - pp[0].CILow) / 3.92
 		t.Logf("%s %s k=%d: sd of ends over %d seeds %.4f %.4f; ≈ bootstrap sd %.4f", c.alias, c.tl, c.k, seeds, math.Sqrt(lo2-lo*lo), math.Sqrt(hi2-hi*hi), bsd)
+	}
+}
+
+// TestScoreAtKTaskBootstrap: ResampleTasks gives the interval of
+// UnitBootstrap(BootTasks) (multiverse's task bootstrap, another stream
+// layout) within Monte Carlo error (B = 20,000 each: 0.1 bootstrap sd), it
+// has width with one run per task, where resampling runs has none (and
+// says so), and a group with k > n/2 gets a LargeKWarning.
+func TestScoreAtKTaskBootstrap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	tasks := uniformTasks(rng, 9, 6)
+	pts, err := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{2}, Boot: 20000, Seed: 4, Level: 0.95, ResampleTasks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := make([]int, len(tasks))
+	for i := range ks {
+		ks[i] = 2
+	}
+	lo, hi, _, err := UnitBootstrap([][]TaskScores{tasks}, [][]int{ks}, BootTasks, 20000, 4, 0.95, func(m []float64) float64 { return m[0] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := (hi - lo) / 3.92
+	if math.Abs(pts[0].CILow-lo) > 0.1*sd || math.Abs(pts[0].CIHigh-hi) > 0.1*sd {
+		t.Errorf("task bootstrap [%.4f, %.4f], UnitBootstrap [%.4f, %.4f]", pts[0].CILow, pts[0].CIHigh, lo, hi)
+	}
+	for _, w := range pts[0].Warnings {
+		t.Errorf("task bootstrap warns: %v", w)
+	}
+
+	one := uniformTasks(rng, 9, 1)
+	runs, _ := ScoreAtKCurve(one, ScoreAtKOptions{Ks: []int{1}, Boot: 500, Seed: 1, Level: 0.95, Interval: Percentile})
+	byTask, _ := ScoreAtKCurve(one, ScoreAtKOptions{Ks: []int{1}, Boot: 500, Seed: 1, Level: 0.95, ResampleTasks: true})
+	if runs[0].CIHigh != runs[0].CILow || !(byTask[0].CIHigh > byTask[0].CILow) {
+		t.Errorf("one run per task: runs [%v, %v], tasks [%v, %v]", runs[0].CILow, runs[0].CIHigh, byTask[0].CILow, byTask[0].CIHigh)
+	}
+	if len(runs[0].Warnings) != 1 || !strings.Contains(runs[0].Warnings[0].Error(), "every task has one run") {
+		t.Errorf("one run per task: warnings %v", runs[0].Warnings)
+	}
+	big, _ := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{3, 4}, Boot: 100, Seed: 1, Level: 0.95, Interval: Studentized})
+	var lk *LargeKWarning
+	if len(big[0].Warnings) != 0 || len(big[1].Warnings) != 1 || !errors.As(big[1].Warnings[0], &lk) || lk.K != 4 || lk.MinN != 6 {
+		t.Errorf("k = 3, 4 of 6 runs: warnings %v, %v", big[0].Warnings, big[1].Warnings)
 	}
 }

@@ -2,6 +2,7 @@ package scoreatkcmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -165,4 +166,47 @@ func TestScoreAtKTaskWeights(t *testing.T) {
 func runCmdOut(t *testing.T, args ...string) (string, string, error) {
 	_, out, stderr, err := runCmd(t, args...)
 	return out, stderr, err
+}
+
+// TestScoreAtKWarnings: issue 24. Agent A has 4 runs on t1 and t2, agent B
+// one run on t1 only: the default k list stops at n/2 (A: k = 1, 2; B:
+// k = 1), B is warned that it covers 1 of the 2 tasks and that its single
+// runs give a zero-width interval, --k 4 is warned as above n/2, and
+// --boot-unit tasks gives A an interval over tasks.
+func TestScoreAtKWarnings(t *testing.T) {
+	var b strings.Builder
+	for i, s := range []float64{0.1, 0.5, 0.2, 0.9} {
+		fmt.Fprintf(&b, `{"run_id":"a%d","task_id":"t1","agent":"A","benchmark":"demo","time_limit_s":1800,"score":%v}`+"\n", i, s)
+		fmt.Fprintf(&b, `{"run_id":"c%d","task_id":"t2","agent":"A","benchmark":"demo","time_limit_s":1800,"score":%v}`+"\n", i, 1-s)
+	}
+	b.WriteString(`{"run_id":"b1","task_id":"t1","agent":"B","benchmark":"demo","time_limit_s":1800,"score":0.4}` + "\n")
+	p := filepath.Join(t.TempDir(), "runs.jsonl")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	_, out, stderr, err := runCmd(t, p, "--format", "csv", "--boot", "200")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	if got := strings.Count(out, "\n"); got != 4 { // header, A k=1,2, B k=1
+		t.Errorf("default k list: %d lines\n%s", got, out)
+	}
+	for _, want := range []string{"B / 1800: covers 1 of the 2 tasks in this table (missing: t2)", "B / 1800: k=1: every task has one run", "--boot-unit tasks"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	_, _, stderr, _ = runCmd(t, p, "--k", "4", "--by", "agent", "--where", "agent=A", "--boot", "200")
+	if !strings.Contains(stderr, "k=4 is more than half the runs of the smallest task (4)") {
+		t.Errorf("k=4 of 4 runs: stderr\n%s", stderr)
+	}
+	_, out, stderr, err = runCmd(t, p, "--boot-unit", "tasks", "--format", "json", "--where", "agent=A", "--k", "1")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || !(rows[0]["ci_high"].(float64) >= rows[0]["ci_low"].(float64)) {
+		t.Errorf("--boot-unit tasks: %v %s", err, out)
+	}
+	if _, _, _, err := runCmd(t, p, "--boot-unit", "families"); err == nil {
+		t.Error("--boot-unit families accepted")
+	}
 }
