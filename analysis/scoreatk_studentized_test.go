@@ -211,3 +211,18 @@ func TestScoreAtKTaskBootstrap(t *testing.T) {
 		t.Errorf("k = 3, 4 of 6 runs: warnings %v, %v", big[0].Warnings, big[1].Warnings)
 	}
 }
+
+// BenchmarkScoreAtKMETRStudentized is BenchmarkScoreAtKMETR with the
+// studentized interval (the scoreatk default).
+func BenchmarkScoreAtKMETRStudentized(b *testing.B) {
+	groups := metrRunsB(b)
+	ks := []int{1, 2, 4, 8, 16, 32, 64, 128}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, g := range groups {
+			if _, err := ScoreAtKCurve(g, ScoreAtKOptions{Ks: ks, Boot: 10000, Seed: 1, Level: 0.95, Interval: Studentized}); err != nil && err != ErrNoTasks {
+				b.Fatal(err)
+			}
+		}
+	}
+}
