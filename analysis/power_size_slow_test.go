@@ -110,3 +110,42 @@ func TestPowerPilotSize(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerScoreAtKSize measures the size of PowerScoreAtK's paired t-test
+// (score@2 differences over tasks) at α = 0.05 under the same two nulls,
+// with scores: A's task i (i = 0…7) has the 10 scores (i+1)(j+1)/80,
+// j = 0…9 (tasks differ in level and spread); difficulty: B = A;
+// interaction: B's task i has A's task 7 − i's scores (equal mean score@k
+// for every k, agents strong on different tasks). 2,000 studies a cell.
+// Logged only (the size requirement is for --stat success).
+func TestPowerScoreAtKSize(t *testing.T) {
+	var a, diff, inter []TaskScores
+	for i := range 8 {
+		s := make([]float64, 10)
+		for j := range s {
+			s[j] = float64((i+1)*(j+1)) / 80
+		}
+		a = append(a, TaskScores{Task: fmt.Sprint("t", i), Scores: s})
+	}
+	for i := range 8 {
+		diff = append(diff, TaskScores{Task: a[i].Task, Scores: a[i].Scores})
+		inter = append(inter, TaskScores{Task: a[i].Task, Scores: a[7-i].Scores})
+	}
+	opt := PowerOptions{Runs: []int{3, 10}, Tasks: []int{4, 6, 8, 16}, Alpha: 0.05, Sims: 2000, Seed: 2}
+	for _, nl := range []struct {
+		name string
+		b    []TaskScores
+	}{{"difficulty", diff}, {"interaction", inter}} {
+		cells, err := PowerScoreAtK(a, nl.b, 2, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ri, r := range opt.Runs {
+			var row []string
+			for ti := range opt.Tasks {
+				row = append(row, fmt.Sprintf("%.3f", cells[ri*len(opt.Tasks)+ti].Power))
+			}
+			t.Logf("| %s | score@2 paired t | %d | %s |", nl.name, r, strings.Join(row, " | "))
+		}
+	}
+}
