@@ -76,12 +76,12 @@ Beta scores, n = 8 and 16 runs per task (1,000 studies each, SE 0.007):
 (docs/scoreatk-coverage.md has the table.) A k above half the smallest task's
 runs gets a warning.
 
---boot-unit tasks resamples tasks instead (each with its observed runs; a
-percentile interval over tasks), as multiverse does: the interval then also
-counts task-to-task variation, and it is the only one with width when each task
-has one run (Inspect logs: one run per sample), which gets a warning. A group
-that covers fewer tasks than another in the same table gets a warning too: its
-mean is over other tasks. Runs use the normalized score column; runs without a
+--boot-unit tasks resamples tasks instead, each with its observed runs, as
+multiverse does (a percentile interval over tasks, whatever --interval says):
+the interval then also counts task-to-task variation, and it is the only one
+with width when each task has one run (Inspect logs: one run per sample), which
+gets a warning. A group that covers fewer tasks than another in the same table
+gets a warning too: its mean is over other tasks. Runs use the normalized score column; runs without a
 score are left out and counted.`,
 		Example: `  rdeval scoreatk --demo --where benchmark=re-bench --k 1,4,16 --seed 1    # the embedded demo study
   rdeval scoreatk all_runs.jsonl --where benchmark=re-bench
