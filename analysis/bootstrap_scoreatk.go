@@ -105,7 +105,7 @@ var ErrNoTasks = errors.New("analysis: no task with runs")
 // That is opt.Interval = Percentile (the zero value; BCa adjusts its
 // levels, bca.go). Studentized, the bootstrap-t, is computed on its own
 // path (scoreatk_studentized.go: the same resamples drawn by drawCounts,
-// about 12 times the percentile path's cost on METR's data, 1.9 s against
+// about 10 times the percentile path's cost on METR's data, 1.5 s against
 // 0.16 s for BenchmarkScoreAtKMETR's 12 groups × 8 k × 10,000 replicates on
 // the 2-core machine); it is the interval that holds its level at k up to
 // n/2 (docs/scoreatk-coverage.md). opt.ResampleTasks resamples tasks

@@ -87,22 +87,11 @@ func newExactTable(p preparedTask, boot int) *exactTable {
 		size[g]++
 	}
 	prob := make([]float64, 0, k)
-	counts := make([]int, m)
-	var walk func(g, left int)
-	walk = func(g, left int) {
-		if g == m-1 {
-			counts[g] = left
-			o := len(prob)
-			prob = append(prob, multinomialPMF(counts, size, n))
-			p.outcomeScores(counts, t.est[o*nk:(o+1)*nk])
-			return
-		}
-		for c := left; c >= 0; c-- {
-			counts[g] = c
-			walk(g+1, left-c)
-		}
-	}
-	walk(0, n)
+	exactOutcomeWalk(n, m, func(counts []int) {
+		o := len(prob)
+		prob = append(prob, multinomialPMF(counts, size, n))
+		p.outcomeScores(counts, t.est[o*nk:(o+1)*nk])
+	})
 	t.thresh, t.alias = aliasTables(prob)
 	return t
 }
@@ -209,6 +198,13 @@ func aliasTables(w []float64) ([]uint64, []uint32) {
 
 // draw returns the row of one outcome drawn with g's next output.
 func (t *exactTable) draw(g *rand.PCG) []float64 {
+	o := t.drawIndex(g)
+	return t.est[o*t.nk : (o+1)*t.nk]
+}
+
+// drawIndex returns the index of one outcome drawn with g's next output
+// (the order of newExactTable's walk, which exactOutcomeWalk repeats).
+func (t *exactTable) drawIndex(g *rand.PCG) int {
 	o := 0
 	if k := uint64(len(t.thresh)); k > 1 {
 		hi, lo := bits.Mul64(g.Uint64(), k)
@@ -217,5 +213,24 @@ func (t *exactTable) draw(g *rand.PCG) []float64 {
 			o = int(t.alias[o])
 		}
 	}
-	return t.est[o*t.nk : (o+1)*t.nk]
+	return o
+}
+
+// exactOutcomeWalk calls f with the count vector of every outcome of n
+// runs over m groups, in the order newExactTable numbers them.
+func exactOutcomeWalk(n, m int, f func(counts []int)) {
+	counts := make([]int, m)
+	var walk func(g, left int)
+	walk = func(g, left int) {
+		if g == m-1 {
+			counts[g] = left
+			f(counts)
+			return
+		}
+		for c := left; c >= 0; c-- {
+			counts[g] = c
+			walk(g+1, left-c)
+		}
+	}
+	walk(0, n)
 }

@@ -43,6 +43,33 @@ import (
 // studentTask holds what the bootstrap-t needs of one task at each Ks entry.
 type studentTask struct {
 	wn, wn1 [][]float64 // per Ks entry: ScoreAtKWeights(n, k) and (n−1, min(k, n−1)); nil where dropped
+	// For a task with an outcome table (p.exact, few possible resamples):
+	// the jackknife variance of every outcome at every Ks entry, in the
+	// table's order (jv[o·nk + i]); a replicate is then one draw of an
+	// outcome, whose score@k is p.exact's row.
+	jv []float64
+}
+
+// outcomeJackVars tabulates st.jv for p's outcome table.
+func (st *studentTask) outcomeJackVars(p *preparedTask) {
+	n := len(p.s)
+	r := make([]float64, 0, n)
+	loo := make([]float64, n)
+	exactOutcomeWalk(n, len(p.gs), func(counts []int) {
+		r = r[:0]
+		for v, c := range counts {
+			for range c {
+				r = append(r, p.gs[v])
+			}
+		}
+		for _, w1 := range st.wn1 {
+			var v float64
+			if w1 != nil {
+				v = jackVarSorted(r, w1, loo)
+			}
+			st.jv = append(st.jv, v)
+		}
+	})
 }
 
 func newStudentTask(p *preparedTask) studentTask {
@@ -159,14 +186,18 @@ func plugInSorted(s []float64, k int, random bool) float64 {
 
 // studentizedCurve fills points' BootMean and interval by the bootstrap-t
 // (see above). Replicate b of task t draws its resample from
-// PCG(Seed, t<<32|b) by drawCounts, as the percentile path does for a task
-// without an outcome or tie table.
+// PCG(Seed, t<<32|b) as the percentile path does: by drawCounts, or, for a
+// task with an outcome table (scoreatk_exact.go), as one outcome, whose
+// score@k and jackknife variance are tabulated once.
 func studentizedCurve(prep []preparedTask, opt ScoreAtKOptions, points []ScoreAtKPoint) {
 	nk := len(opt.Ks)
 	st := make([]studentTask, len(prep))
 	maxN := 0
 	for ti := range prep {
 		st[ti] = newStudentTask(&prep[ti])
+		if prep[ti].exact != nil {
+			st[ti].outcomeJackVars(&prep[ti])
+		}
 		maxN = max(maxN, len(prep[ti].s))
 	}
 	// Observed: U (points[i].Estimate), V and se per k.
@@ -214,6 +245,17 @@ func studentizedCurve(prep []preparedTask, opt ScoreAtKOptions, points []ScoreAt
 					for ti := range prep {
 						p := &prep[ti]
 						g.Seed(opt.Seed, uint64(ti)<<32|uint64(b))
+						if p.exact != nil {
+							o := p.exact.drawIndex(&g)
+							row, jv := p.exact.est[o*nk:(o+1)*nk], st[ti].jv[o*nk:(o+1)*nk]
+							for i, wn := range st[ti].wn {
+								if wn != nil {
+									su[i] += float64(p.w * row[i])
+									sv[i] += float64(float64(p.w*p.w) * jv[i])
+								}
+							}
+							continue
+						}
 						c := counts[:len(p.gs)]
 						drawCounts(&g, p.group, p.thresh, c)
 						r := res[:0]

@@ -90,10 +90,11 @@ func TestScoreAtKPlugIn(t *testing.T) {
 // 1e-9. The interval ends differ by Monte Carlo error (and boot.ci reads
 // its quantiles on the normal scale, Davison & Hinkley §5.2.1, where we
 // take type 7): over 20 seeds our ends at B = 10,000 moved with an sd of at
-// most 0.12 bootstrap sd (TestStudentizedSeedSpread: o1-preview k=8, upper
-// end, 0.0129 against 0.110), so two independent runs differ with an sd of
-// about 0.17; the tolerance is 0.5 bootstrap sd (about 3 sd). Measured
-// differences: at most 0.22 bootstrap sd (o1-preview k=4, upper end).
+// most 0.14 bootstrap sd (TestStudentizedSeedSpread: upper ends at k=8,
+// o1-preview 0.0140 against 0.110, Claude 3 Opus 0.0038 against 0.027), so
+// two independent runs differ with an sd of about 0.2; the tolerance is 0.5
+// bootstrap sd (about 2.5 sd). Measured differences: at most 0.26
+// bootstrap sd (o1-preview k=4, upper end).
 func TestScoreAtKStudentizedReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bootstrap reference comparison skipped in -short mode")
@@ -224,5 +225,42 @@ func BenchmarkScoreAtKMETRStudentized(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestStudentizedOutcomeTables: for a task with an outcome table, every
+// outcome's tabulated jackknife variance equals jackVarSorted of the
+// resample its counts describe, and its score@k (the table's row) equals
+// the weights' dot product with that resample, to 1e-12.
+func TestStudentizedOutcomeTables(t *testing.T) {
+	ts := TaskScores{Task: "t", Scores: []float64{0, 0, 0, 0.5, 0.5, 0.9, 0.9, 1}}
+	ks := []int{1, 2, 4}
+	p := prepareTask(ts, ks, DropShort, 10000)
+	if p.exact == nil {
+		t.Fatal("no outcome table")
+	}
+	st := newStudentTask(&p)
+	st.outcomeJackVars(&p)
+	o, nk := 0, len(ks)
+	loo := make([]float64, len(p.s))
+	exactOutcomeWalk(len(p.s), len(p.gs), func(counts []int) {
+		var r []float64
+		for v, c := range counts {
+			for range c {
+				r = append(r, p.gs[v])
+			}
+		}
+		for i := range ks {
+			if got, want := st.jv[o*nk+i], jackVarSorted(r, st.wn1[i], loo); math.Abs(got-want) > 1e-12 {
+				t.Errorf("outcome %d k=%d: var %v, want %v", o, ks[i], got, want)
+			}
+			if got, want := p.exact.est[o*nk+i], dotRounded(st.wn[i], r); math.Abs(got-want) > 1e-12 {
+				t.Errorf("outcome %d k=%d: score %v, want %v", o, ks[i], got, want)
+			}
+		}
+		o++
+	})
+	if o*nk != len(st.jv) || o != len(p.exact.thresh) {
+		t.Errorf("%d outcomes, %d variances, table of %d", o, len(st.jv), len(p.exact.thresh))
 	}
 }

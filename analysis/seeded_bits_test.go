@@ -78,6 +78,22 @@ func TestSeededBitsPinned(t *testing.T) {
 			}
 			return err
 		}},
+		{"score@k studentized, outcome tables", "d20288964130bf4ecf69408a9c188efa4096dcac2c1f589dbd77f1e689f34d81", func(h *bitHash) error {
+			// Few distinct scores: every task takes the outcome-table path.
+			var few []TaskScores
+			for ti := range 4 {
+				s := make([]float64, 8+ti)
+				for j := range s {
+					s[j] = float64((j*7+ti)%3) / 2
+				}
+				few = append(few, TaskScores{Task: fmt.Sprint(ti), Scores: s})
+			}
+			pts, err := ScoreAtKCurve(few, ScoreAtKOptions{Ks: []int{1, 2, 4}, Boot: 2000, Seed: 3, Level: 0.95, Interval: Studentized})
+			for _, p := range pts {
+				h.add(p.Estimate, p.BootMean, p.CILow, p.CIHigh)
+			}
+			return err
+		}},
 		{"score@k task bootstrap", "7595d0b92196ceac1b4b981071b88e2d7f3b907ef0652872ce0b318fbe785f1d", func(h *bitHash) error {
 			pts, err := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{1, 2, 4, 8}, Boot: 2000, Seed: 3, Level: 0.95, ResampleTasks: true})
 			for _, p := range pts {
