@@ -301,7 +301,7 @@ func TestScoreAtKTruth(t *testing.T) {
 // scenario, B = 1,000, the data of every study from PCG(n, 11) and study
 // s's bootstrap seeded s; the Monte Carlo SE of a coverage near 0.95 is
 // sqrt(0.95·0.05/1000) = 0.007. It prints the table of
-// docs/scoreatk-coverage.md (about 1 minute on one core):
+// docs/scoreatk-coverage.md (15 s to 1.5 min, as busy as the machine is):
 //
 //	go test -tags slow -count=1 -run TestScoreAtKIntervalCoverage -v ./analysis
 //
