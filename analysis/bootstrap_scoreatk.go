@@ -320,7 +320,7 @@ func (w *LargeKWarning) Error() string {
 	if w.Interval == Studentized {
 		return fmt.Sprintf("k=%d is more than half the runs of the smallest task (%d): the studentized interval is wide there, and its coverage is checked for k ≤ n/2 (docs/scoreatk-coverage.md)", w.K, w.MinN)
 	}
-	return fmt.Sprintf("k=%d is more than half the runs of the smallest task (%d): its interval undercovers (simulated coverage of 95 %% intervals 0.5–0.76 for percentile, less for BCa, from k = n/2 up; docs/scoreatk-coverage.md); the studentized interval does not", w.K, w.MinN)
+	return fmt.Sprintf("k=%d is more than half the runs of the smallest task (%d): this interval undercovers there (docs/scoreatk-coverage.md; the studentized one does not)", w.K, w.MinN)
 }
 
 // runWarnings are the warnings about a run-level bootstrap at Ks[i] = k:

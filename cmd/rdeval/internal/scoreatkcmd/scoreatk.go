@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -275,11 +276,14 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 	}
 	byTasks := opts.BootUnit == "tasks"
 	// A group over fewer tasks than another in the same table averages
-	// over other tasks: say which are missing.
+	// over other tasks: say which are missing (not when the groups are
+	// tasks, --by task_id).
 	allTasks := map[string]bool{}
-	for _, g := range groups {
-		for t := range g.tasks {
-			allTasks[t] = true
+	if !slices.Contains(opts.By, "task_id") {
+		for _, g := range groups {
+			for t := range g.tasks {
+				allTasks[t] = true
+			}
 		}
 	}
 	var wg sync.WaitGroup
