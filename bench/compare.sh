@@ -61,8 +61,8 @@ pair() {
 # is discrete (few runs, ties), a quantile near a jump can land on either
 # side of it, a step bigger than 0.02, whichever generator draws.
 check_scoreatk() {
-  "$R" scoreatk "$METR" --where benchmark=re-bench --k $KS --boot 10000 --ci 0.9376 --format csv > "$OUT/scoreatk.narrow.out" 2>/dev/null
-  "$R" scoreatk "$METR" --where benchmark=re-bench --k $KS --boot 10000 --ci 0.9624 --format csv > "$OUT/scoreatk.wide.out" 2>/dev/null
+  "$R" scoreatk "$METR" --where benchmark=re-bench --k $KS --boot 10000 --interval percentile --ci 0.9376 --format csv > "$OUT/scoreatk.narrow.out" 2>/dev/null
+  "$R" scoreatk "$METR" --where benchmark=re-bench --k $KS --boot 10000 --interval percentile --ci 0.9624 --format csv > "$OUT/scoreatk.wide.out" 2>/dev/null
   $PY - "$1" "$2" "$OUT/scoreatk.narrow.out" "$OUT/scoreatk.wide.out" <<'PYEOF'
 import csv, sys
 def rows(path, agent, tl):
@@ -108,7 +108,7 @@ PAIRS="${PAIRS:-all}"
 if [ "$PAIRS" != duckdb ]; then
 KS=1,2,4,8,16,32,64,128
 pair "score@k bootstrap, all RE-Bench groups, B=10,000, k=1…128" \
-  "\"$R\" scoreatk \"$METR\" --where benchmark=re-bench --k $KS --boot 10000 --format csv" \
+  "\"$R\" scoreatk \"$METR\" --where benchmark=re-bench --k $KS --boot 10000 --interval percentile --format csv" \
   "$PY bench/scoreatk_numpy.py \"$METR\" 10000" check_scoreatk
 pair "JSONL ingest, METR ×$REPEAT ($(du -m "$BIG" | cut -f1) MB) → Parquet vs pandas.read_json" \
   "rm -rf \"$OUT/ing\" && \"$R\" ingest \"$BIG\" -o \"$OUT/ing\"" \

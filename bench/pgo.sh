@@ -21,7 +21,7 @@ R="$TMP/rdeval"
 prof() { RDEVAL_CPUPROFILE="$TMP/$1.prof" "${@:2}" > /dev/null 2>&1; }
 for i in 1 2; do prof "jsonl$i" "$R" ingest "$IN/metr_x100.jsonl" -o "$TMP/out$i"; done
 for i in 1 2 3 4 5 6; do prof "csv$i" "$R" ingest "$IN/run-1/score.log" -o "$TMP/csv$i"; done
-for i in $(seq 20); do prof "scoreatk$i" "$R" scoreatk "$METR" --where benchmark=re-bench --k 1,2,4,8,16,32,64,128 --boot 10000 --format csv; done
+for i in $(seq 20); do prof "scoreatk$i" "$R" scoreatk "$METR" --where benchmark=re-bench --k 1,2,4,8,16,32,64,128 --boot 10000 --interval percentile --format csv; done
 for i in $(seq 8); do prof "glmm$i" "$R" regress --data "$IN/glmm_10000x50.csv" --table --formula 'yb ~ x1 + x2 + (1 | g)' --family binomial --format json; done
 prof horizon "$R" horizon "$METR" --boot 1000 --seed 1 --format csv
 go tool pprof -proto "$R" "$TMP"/*.prof > cmd/rdeval/default.pgo

@@ -33,7 +33,7 @@ for n in 10000 100000 1000000 10000000; do
 done
 if [ -f "$METR" ]; then
   for b in 1000 10000 100000; do
-    read -r s m < <(measure "$R" scoreatk "$METR" --where benchmark=re-bench --k 1,2,4,8,16,32,64,128 --boot "$b" --format csv -q)
+    read -r s m < <(measure "$R" scoreatk "$METR" --where benchmark=re-bench --k 1,2,4,8,16,32,64,128 --boot "$b" --interval percentile --format csv -q)
     echo "| score@k, all METR RE-Bench groups, k ≤ 128 | B = $b | $s | $m |"
   done
 fi

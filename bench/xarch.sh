@@ -38,6 +38,8 @@ cmds=(
   "audit examples/demo-claims.yaml --demo --format json"
   "success --demo --where benchmark=rexbench --ablation --format json"
   "scoreatk --demo --where benchmark=re-bench --k 1,4,16 --seed 1 --format json --interval bca"
+  "scoreatk --demo --where benchmark=re-bench --k 1,2,4 --seed 1 --format json"
+  "scoreatk --demo --where benchmark=re-bench --k 1,2,4 --seed 1 --format json --boot-unit tasks"
 )
 if [ -f "$METR" ]; then
   cmds+=(
