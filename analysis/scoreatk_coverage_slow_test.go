@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strconv"
 	"testing"
 )
@@ -369,4 +370,37 @@ func roundAll(x []float64) []string {
 		out[i] = strconv.FormatFloat(v, 'f', 4, 64)
 	}
 	return out
+}
+
+// TestStudentizedSeedSpread measures how far the studentized ends move
+// between seeds (20 seeds, B = 10,000, two METR groups at k = 8), the basis
+// of TestScoreAtKStudentizedReference's tolerance; logged, not asserted
+// (about 9 s).
+func TestStudentizedSeedSpread(t *testing.T) {
+	if testing.Short() {
+		t.Skip()
+	}
+	groups := metrRuns(t)
+	for _, c := range []struct {
+		alias, tl string
+		k         int
+	}{{"o1-preview", "1800", 8}, {"Claude 3 Opus", "1800", 8}} {
+		var tasks []TaskScores
+		for task, s := range groups[[2]string{c.alias, c.tl}] {
+			tasks = append(tasks, TaskScores{Task: task, Scores: s})
+		}
+		sort.Slice(tasks, func(i, j int) bool { return tasks[i].Task < tasks[j].Task })
+		var lo, hi, lo2, hi2, bsd float64
+		const seeds = 20
+		for s := range seeds {
+			p, _ := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{c.k}, Boot: 10000, Seed: uint64(100 + s), Level: 0.95, Interval: Studentized})
+			lo += p[0].CILow / seeds
+			hi += p[0].CIHigh / seeds
+			lo2 += p[0].CILow * p[0].CILow / seeds
+			hi2 += p[0].CIHigh * p[0].CIHigh / seeds
+		}
+		pp, _ := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{c.k}, Boot: 10000, Seed: 1, Level: 0.95})
+		bsd = (pp[0].CIHigh - pp[0].CILow) / 3.92
+		t.Logf("%s %s k=%d: sd of ends over %d seeds %.4f %.4f; ≈ bootstrap sd %.4f", c.alias, c.tl, c.k, seeds, math.Sqrt(lo2-lo*lo), math.Sqrt(hi2-hi*hi), bsd)
+	}
 }
