@@ -15,8 +15,8 @@ import (
 // is biased low when k is a large fraction of n: its bootstrap expectation
 // is the plug-in value V = E_F̂[max of k draws with replacement], not the
 // estimate U (the U-statistic, unbiased for the truth). The percentile
-// interval is centred on V and misses high (simulated coverage 0.75 at
-// k = n/2 for 95 %, docs/scoreatk-coverage.md). The bootstrap-t pivot
+// interval is centred on V and misses high (simulated coverage 0.71–0.76
+// at k = n/2 for 95 %, docs/scoreatk-coverage.md). The bootstrap-t pivot
 // fixes both the centre and the scale: replicate b gives
 //
 //	t*_b = (U*_b − V) / se*_b
@@ -33,8 +33,11 @@ import (
 // se*_b = 0 has t*_b = 0 when U*_b = V and is left out, with a warning,
 // otherwise) and se the jackknife
 // standard error of the observed U (Efron & Tibshirani 1993, §12.5; Davison
-// & Hinkley 1997, §5.2.1, Eq. 5.7; the same interval as R's
-// boot.ci(type = "stud") with var.t from the jackknife). The leave-one-out
+// & Hinkley 1997, §5.2.1, Eq. 5.7). R's boot::boot.ci(type = "stud") gives
+// the same interval (up to its quantile interpolation) when handed
+// var.t0 = se², var.t = se*², t0 = U and t = U* − V + U, since its pivot
+// (t − t0)/sqrt(var.t) is centred on t0 (testdata/reference/scoreatk_stud.R).
+// The leave-one-out
 // values come from prefix and suffix sums of the weighted sorted scores,
 // O(n) per task, k and replicate. A random-selection task uses k = 1 (its
 // mean) throughout; a task read at k = n (TruncateShort) is left out at
