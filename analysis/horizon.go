@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -125,7 +126,29 @@ type HorizonOptions struct {
 	Seed           uint64
 	Level          float64 // confidence level, e.g. 0.95
 	Unit           BootUnit
+	// ExtrapolationFactor, when > 0, withholds horizons that are no
+	// measurement of the data (AgentHorizon.Refusals): a slope ≥ 0, or a
+	// horizon outside [min/F, F·max] of the human minutes of the tasks the
+	// agent ran. 0 checks nothing. rdeval horizon uses
+	// DefaultExtrapolationFactor.
+	ExtrapolationFactor float64
 }
+
+// DefaultExtrapolationFactor is the factor rdeval horizon allows a horizon
+// beyond the agent's shortest and longest task: 16 (four doublings of
+// human time). METR's figures draw horizons up to about 16× the longest
+// task; beyond that the logistic is extrapolated over a range where no
+// task constrains it (the demo study's p50 of 2.8e-145 min for tasks of
+// 417–653 min is such a number).
+const DefaultExtrapolationFactor = 16
+
+// HorizonSkipWarnShare is the share of skipped bootstrap replicates above
+// which AgentHorizon.Warnings warns that the interval is conditional: it
+// is the percentile interval of the replicates that had both outcomes, so
+// when many replicates have no success (or no failure) it leaves out
+// exactly the replicates whose horizon would be 0 (or +Inf) and is
+// shifted towards the other end.
+const HorizonSkipWarnShare = 0.05
 
 // AgentHorizon is one agent's fit.
 type AgentHorizon struct {
@@ -137,6 +160,25 @@ type AgentHorizon struct {
 	CILow, CIHigh  []float64 // percentile interval per quantile (NaN without bootstrap)
 	BootUsed       int       // replicates that had both outcomes
 	BootSkipped    int       // replicates skipped: one outcome class or no runs drawn
+	// BootNoSuccess and BootNoFailure split BootSkipped: replicates with
+	// no success drawn (horizon 0) and with no failure drawn (+Inf); the
+	// rest had no runs drawn at all.
+	BootNoSuccess, BootNoFailure int
+	// SkippedShare is BootSkipped/Boot (0 without bootstrap): the share
+	// of replicates the interval leaves out.
+	SkippedShare float64
+	// MinMinutes and MaxMinutes are the shortest and longest human times
+	// of the tasks the agent ran.
+	MinMinutes, MaxMinutes float64
+	// Refusals[j] is, when HorizonOptions.ExtrapolationFactor > 0, why
+	// Horizons[j] is not a measurement ("" when it is): a slope ≥ 0, or a
+	// horizon beyond the factor outside [MinMinutes, MaxMinutes]. The value
+	// stays in Horizons (callers such as the trend decide); rdeval horizon
+	// prints no number for it.
+	Refusals []string
+	// Warnings are caveats on the interval (the skipped share above
+	// HorizonSkipWarnShare).
+	Warnings []string
 }
 
 // HorizonResult is Horizons's output.
@@ -254,6 +296,16 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 			ah.Horizons[j] = Horizon(fit, q)
 			ah.CILow[j], ah.CIHigh[j] = math.NaN(), math.NaN()
 		}
+		ah.MinMinutes, ah.MaxMinutes = math.Inf(1), math.Inf(-1)
+		for t, x := range d.x {
+			if len(d.runs[t][a]) > 0 {
+				m := math.Exp2(x)
+				ah.MinMinutes, ah.MaxMinutes = math.Min(ah.MinMinutes, m), math.Max(ah.MaxMinutes, m)
+			}
+		}
+		if opt.ExtrapolationFactor > 0 {
+			ah.Refusals = horizonRefusals(ah, opt.Quantiles, opt.ExtrapolationFactor)
+		}
 		res.Agents[a] = ah
 	}
 	if opt.Boot == 0 {
@@ -261,6 +313,9 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 	}
 
 	res.Boot = make([][][]float64, opt.Boot)
+	// class[b][a]: the replicate's one-class outcome (0 no success, 1 no
+	// failure, 2 no runs drawn, −1 both outcomes).
+	class := make([][]int8, opt.Boot)
 	workers := min(runtime.GOMAXPROCS(0), opt.Boot)
 	next := make(chan int, workers)
 	go func() {
@@ -292,11 +347,18 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 				}
 				d.resampleUnit(opt.Unit, rand.New(rand.NewPCG(opt.Seed, uint64(b))), bw0, bw1)
 				rep := make([][]float64, len(d.agents))
+				cls := make([]int8, len(d.agents))
 				for a := range d.agents {
 					rep[a] = make([]float64, nq)
 					fit, err := fb.fit(d.x, bw0[a], bw1[a], C)
 					if err != nil && err != ErrNoWeight {
 						errs[wk] = fmt.Errorf("analysis: agent %s, replicate %d: %w", d.agents[a], b, err)
+					}
+					switch {
+					case err != nil:
+						cls[a] = 2
+					default:
+						cls[a] = int8(fit.Class)
 					}
 					for j, q := range opt.Quantiles {
 						rep[a][j] = math.NaN()
@@ -306,6 +368,7 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 					}
 				}
 				res.Boot[b] = rep
+				class[b] = cls
 			}
 		}(wk)
 	}
@@ -328,6 +391,18 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 			}
 			if j == 0 {
 				ah.BootUsed, ah.BootSkipped = len(col), opt.Boot-len(col)
+				for b := range class {
+					switch class[b][a] {
+					case 0:
+						ah.BootNoSuccess++
+					case 1:
+						ah.BootNoFailure++
+					}
+				}
+				ah.SkippedShare = float64(ah.BootSkipped) / float64(opt.Boot)
+				if ah.Fit.Class < 0 && ah.SkippedShare > HorizonSkipWarnShare {
+					ah.Warnings = append(ah.Warnings, skipWarning(*ah, opt.Boot))
+				}
 			}
 			if len(col) == 0 {
 				continue
@@ -337,6 +412,44 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// horizonRefusals says, per quantile, why a horizon of ah is not a
+// measurement: its slope is ≥ 0 (success does not fall with task length,
+// so 2^((logit(q) − a0)/b) is where a rising curve crosses q, or nowhere),
+// or it lies outside [MinMinutes/factor, factor·MaxMinutes]. One-class fits
+// (horizons 0 or +Inf) are not refused: their warnings say what they are.
+func horizonRefusals(ah AgentHorizon, quantiles []float64, factor float64) []string {
+	out := make([]string, len(quantiles))
+	if ah.Fit.Class >= 0 {
+		return out
+	}
+	for j, q := range quantiles {
+		h := ah.Horizons[j]
+		switch {
+		case ah.Fit.Slope >= 0:
+			out[j] = fmt.Sprintf("success does not fall with task length (slope %+.3g per doubling of human minutes ≥ 0): it has no horizon", ah.Fit.Slope)
+		case !(h >= ah.MinMinutes/factor && h <= ah.MaxMinutes*factor):
+			out[j] = fmt.Sprintf("p%g = %.3g min lies outside %g× the range of its tasks' human minutes [%.3g, %.3g]: an extrapolation of the fit, not a measurement", 100*q, h, factor, ah.MinMinutes, ah.MaxMinutes)
+		}
+	}
+	return out
+}
+
+// skipWarning is the warning for a skipped share above HorizonSkipWarnShare.
+func skipWarning(ah AgentHorizon, boot int) string {
+	var why []string
+	if ah.BootNoSuccess > 0 {
+		why = append(why, fmt.Sprintf("%d with no success (horizon 0)", ah.BootNoSuccess))
+	}
+	if ah.BootNoFailure > 0 {
+		why = append(why, fmt.Sprintf("%d with no failure (horizon +Inf)", ah.BootNoFailure))
+	}
+	if r := ah.BootSkipped - ah.BootNoSuccess - ah.BootNoFailure; r > 0 {
+		why = append(why, fmt.Sprintf("%d with no run drawn", r))
+	}
+	return fmt.Sprintf("%d of %d bootstrap replicates (%.1f %%) had one outcome class and are left out of the interval (%s): above %g %% the interval is conditional on the replicates with both outcomes and is shifted away from the ones left out",
+		ah.BootSkipped, boot, 100*ah.SkippedShare, strings.Join(why, ", "), 100*HorizonSkipWarnShare)
 }
 
 func newHorizonData(runs []HorizonRun, w []float64) (*horizonData, error) {

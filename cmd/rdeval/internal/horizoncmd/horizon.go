@@ -67,7 +67,12 @@ run then counts as a failure of weight (1−y)·w and a success of weight y·w),
   horizon p_q = 2^((ln(q/(1−q)) − a0)/b) minutes.
 
 An agent with no success has slope −Inf and horizons 0; one with no failure
-slope +Inf and horizons +Inf (null in JSON, with a warning). Runs without
+slope +Inf and horizons +Inf (null in JSON, with a warning). A horizon is
+refused (no number: "refused" in the table, null in JSON with the reason in
+pXX_refused, and a warning) when the fitted slope is ≥ 0 (success does not
+fall with task length) or when it lies outside 16× the range of the human
+minutes of the tasks the agent ran (below shortest/16 or above 16·longest):
+the logistic is then extrapolated where no task constrains it. Runs without
 human_minutes or without the success column are left out and counted.
 
 The interval is a hierarchical bootstrap, as METR's: per replicate, resample
@@ -75,8 +80,11 @@ task families with replacement, then the tasks within each drawn family copy,
 then each agent's runs within each drawn task; one resample is shared by all
 agents; drawn runs keep their full-data weights (not renormalized, METR's
 ensure_weights_sum_to_1=False). An agent whose resample has a single outcome
-class skips that replicate (counted in boot_skipped). The interval is the
-percentile interval (numpy's linear rule) of the rest. --boot-unit resamples
+class skips that replicate (counted in boot_skipped, with its share of
+--boot in boot_skipped_share; above 5 % a warning says the interval is
+conditional on the replicates with both outcomes and how many had no success
+or no failure). The interval is the percentile interval (numpy's linear rule)
+of the rest. --boot-unit resamples
 one level only instead (runs within each task and agent, tasks with all their
 runs, or families with all their tasks), to see how much each level of the
 design contributes to the interval's width. Replicate b uses
@@ -89,8 +97,8 @@ ln(max(p50, 1e-3 min)) on the release date in days; doubling time = ln 2/slope.
 Its interval refits the same agents on each bootstrap replicate (leaving out
 p50 < 1e-3 or not finite) and reports the median and percentiles of the positive
 doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.`,
-		Example: `  rdeval horizon --demo --boot 200 --seed 1     # the embedded demo study (its horizons are warned about: synthetic lengths)
-  rdeval horizon all_runs.jsonl
+		Example: `  rdeval horizon all_runs.jsonl     # METR's public runs (../shared/anchors/eval-analysis-public/*/data/external/)
+  rdeval horizon --demo --boot 200 --seed 1     # the demo study: only its RE-Bench runs have human minutes (7 tasks of 417–653 min), no horizon can be fitted on them, and every one is refused
   rdeval horizon all_runs.jsonl --weighting equal --boot 0 --format json
   rdeval horizon study/ --where agent=o1,GPT-4o --boot 10000 --seed 42 --quantiles 0.5,0.8,0.95
   rdeval horizon all_runs.jsonl --release-dates release_dates.yaml --format csv
@@ -241,7 +249,7 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 		unit = u
 	}
 	res, err := analysis.Horizons(runs, analysis.HorizonOptions{Weighting: w, Regularization: opts.Regularization,
-		Quantiles: opts.Quantiles, Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI, Unit: unit})
+		Quantiles: opts.Quantiles, Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI, Unit: unit, ExtrapolationFactor: analysis.DefaultExtrapolationFactor})
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
 	}
@@ -252,12 +260,19 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 		case 1:
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: no failure in %d runs: slope +Inf, horizons +Inf\n", a.Agent, a.N)
 		}
-		if opts.Boot > 0 && a.BootSkipped > 0 && a.Fit.Class < 0 {
+		if opts.Boot > 0 && a.BootSkipped > 0 && a.Fit.Class < 0 && len(a.Warnings) == 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %d of %d bootstrap replicates had one outcome class and are left out of its interval\n", a.Agent, a.BootSkipped, opts.Boot)
 		}
-	}
-	for _, w := range sanityWarnings(res, runs, opts.Quantiles) {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+		for _, w := range a.Warnings {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s\n", a.Agent, w)
+		}
+		seen := map[string]bool{}
+		for _, r := range a.Refusals {
+			if r != "" && !seen[r] {
+				seen[r] = true
+				fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s; refused (no number printed)\n", a.Agent, r)
+			}
+		}
 	}
 	var trend *analysis.HorizonTrend
 	if dates != nil {
@@ -364,7 +379,11 @@ func quantileName(q float64) string {
 	return "p" + strconv.FormatFloat(q*100, 'f', -1, 64)
 }
 
-// num is a JSON number that is null when NaN or infinite.
+// refused reports whether the j-th horizon of a is withheld
+// (analysis.AgentHorizon.Refusals).
+func refused(a analysis.AgentHorizon, j int) bool {
+	return j < len(a.Refusals) && a.Refusals[j] != ""
+}
 
 func text(f float64) string {
 	if math.IsNaN(f) {
@@ -394,10 +413,15 @@ func write(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTr
 				"average_success": a.AverageSuccess}
 			for j, q := range opts.Quantiles {
 				p := quantileName(q)
+				if refused(a, j) {
+					m[p+"_minutes"], m[p+"_ci_low"], m[p+"_ci_high"], m[p+"_refused"] = nil, nil, nil, a.Refusals[j]
+					continue
+				}
 				m[p+"_minutes"], m[p+"_ci_low"], m[p+"_ci_high"] = cmdutil.JSONNum(a.Horizons[j]), cmdutil.JSONNum(a.CILow[j]), cmdutil.JSONNum(a.CIHigh[j])
 			}
 			if opts.Boot > 0 {
 				m["boot_skipped"] = a.BootSkipped
+				m["boot_skipped_share"] = a.SkippedShare
 			}
 			if trend != nil {
 				m["release_date"], m["frontier"] = nil, frontier[a.Agent]
@@ -422,7 +446,7 @@ func write(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTr
 	}
 	header = append(header, "average_success")
 	if opts.Boot > 0 {
-		header = append(header, "boot_skipped")
+		header = append(header, "boot_skipped", "boot_skipped_share")
 	}
 	if trend != nil {
 		header = append(header, "release_date", "frontier")
@@ -431,11 +455,15 @@ func write(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTr
 	for _, a := range res.Agents {
 		row := []string{a.Agent, strconv.Itoa(a.N), text(a.Fit.Slope), text(a.Fit.Intercept)}
 		for j := range opts.Quantiles {
+			if refused(a, j) {
+				row = append(row, "refused", "", "")
+				continue
+			}
 			row = append(row, text(a.Horizons[j]), text(a.CILow[j]), text(a.CIHigh[j]))
 		}
 		row = append(row, text(a.AverageSuccess))
 		if opts.Boot > 0 {
-			row = append(row, strconv.Itoa(a.BootSkipped))
+			row = append(row, strconv.Itoa(a.BootSkipped), strconv.FormatFloat(a.SkippedShare, 'f', 3, 64))
 		}
 		if trend != nil {
 			row = append(row, date(a.Agent), strconv.FormatBool(frontier[a.Agent]))

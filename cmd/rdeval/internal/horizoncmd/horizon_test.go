@@ -201,3 +201,34 @@ func TestHorizonMETR(t *testing.T) {
 		t.Errorf("trend %v", doc.Trend)
 	}
 }
+
+// TestHorizonDemoRefused (issue 24): the demo study's only runs with human
+// minutes are its RE-Bench runs on 7 tasks of 417–653 min, on which no
+// horizon can be fitted (one agent's p50 was 2.8e-145 min, the others' slopes
+// are positive). Every horizon is refused, with a reason, and none printed.
+func TestHorizonDemoRefused(t *testing.T) {
+	out, stderr, err := runCmd(t, "--demo", "--boot", "50", "--seed", "1", "--format", "json")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err, out)
+	}
+	for _, r := range rows {
+		for _, p := range []string{"p50", "p80"} {
+			if r[p+"_minutes"] != nil || r[p+"_ci_low"] != nil {
+				t.Errorf("%s: %s = %v printed", r["agent"], p, r[p+"_minutes"])
+			}
+			if why, _ := r[p+"_refused"].(string); why == "" {
+				t.Errorf("%s: %s refused without a reason", r["agent"], p)
+			}
+		}
+		if _, ok := r["boot_skipped_share"].(float64); !ok {
+			t.Errorf("%s: no boot_skipped_share", r["agent"])
+		}
+	}
+	if !strings.Contains(stderr, "refused") || !strings.Contains(stderr, "an extrapolation of the fit") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
