@@ -773,6 +773,12 @@ func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, names []string, 
 	}
 	beta := append([]float64(nil), v[nt:]...)
 	fit.Criterion = g.deviance(theta, beta)
+	// deviance(glmer fit): the conditional deviance at the modes g.deviance
+	// left in g.mu.
+	fit.Deviance, fit.DevianceKind = 0, "conditional"
+	for i := range y {
+		fit.Deviance += glmBinomDevRes(y[i], g.mu[i], w[i])
+	}
 	if nagq <= 1 {
 		fit.Criterion += g.aicConstant()
 	}

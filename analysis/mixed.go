@@ -88,6 +88,18 @@ type MixedFit struct {
 	LogLik    float64
 	AIC       float64
 	BIC       float64
+	// Deviance is lme4's deviance(fit): for glmer the conditional deviance
+	// Σ w·devres(y, μ̂) with μ̂ = logit⁻¹(Xβ̂ + ZΛû + offset) at the
+	// conditional modes (sum(residuals(fit, "deviance")^2)), which is not
+	// −2·logLik; for an ML lmer the criterion −2·logLik; for a REML lmer
+	// the REML criterion (what deviance() returns there, with lme4's
+	// warning that it is deprecated for REML fits). DevianceKind says which:
+	// "conditional", "ML" or "REML criterion".
+	Deviance     float64
+	DevianceKind string
+	// DFResidual is lme4's df.residual(fit): n − (p + #θ + 1 for a
+	// Gaussian model's σ), p the estimable fixed effects.
+	DFResidual int
 	// NAGQ is the number of quadrature points of a binomial fit (1: Laplace).
 	NAGQ int
 	// StatName is "t" (lmer) or "z" (glmer); P is normal in both cases.
@@ -309,7 +321,12 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 	npar := float64(k + len(fs))
 	if opt.Family == Gaussian {
 		npar++
+		fit.Deviance, fit.DevianceKind = fit.Criterion, "ML"
+		if fit.REML {
+			fit.DevianceKind = "REML criterion"
+		}
 	}
+	fit.DFResidual = n - int(npar)
 	fit.AIC = fit.Criterion + 2*npar
 	fit.BIC = fit.Criterion + math.Log(float64(n))*npar
 	fit.Cov = cov

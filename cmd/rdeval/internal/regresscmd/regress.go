@@ -90,11 +90,23 @@ mixed model by REML (--ml for maximum likelihood) like lmer, with one or more
 crossed intercepts; a logistic mixed model like glmer, by the Laplace
 approximation (nAGQ = 1) with one or more crossed intercepts, or by adaptive
 Gauss–Hermite quadrature with --nagq N points (nAGQ = N; one grouping factor,
-as lme4), with --weights (trials behind a proportion) and offsets. Their
-standard errors follow vcov(); p-values are normal (Wald) for both (lme4 gives
-none for lmer). The logistic fits solve each penalized IRLS to convergence, as
-glmer(control = glmerControl(tolPwrss = 1e-12)) does; glmer's default
-tolerance can leave its estimates about 1e-3 away with small groups.
+as lme4), with --weights (trials behind a proportion) and offsets. p-values
+are normal (Wald) for both (lme4 gives none for lmer). The logistic fits solve
+each penalized IRLS to convergence, as glmer(control = glmerControl(tolPwrss =
+1e-12)) does; glmer's default tolerance (1e-7) can leave its estimates about
+1e-3 away with small groups. Standard errors: an LMM's are vcov(fit); a GLMM's
+are vcov(fit) of that tight glmer fit, i.e. from the finite-difference Hessian
+of the objective in (θ, β) (within 2e-3 of lme4's, testdata/reference/glmm.R).
+A default glmer's vcov() uses the same Hessian on its looser objective: on
+the reference data its SEs are within 1.3 % of these, except crossed random
+intercepts, where lme4's default Hessian is broken (SE 0.0012 for 0.35).
+vcov(fit, use.hessian = FALSE), from the last penalized IRLS's RX (θ held
+fixed), is in the JSON as se_rx: up to 6 % smaller there. deviance is lme4's
+deviance(fit): for a GLMM the conditional deviance at the conditional modes
+(sum(residuals(fit, "deviance")^2), not −2·logLik), for an LMM the ML
+criterion, or the REML criterion of a REML fit (deviance_kind says which);
+df_residual is df.residual(fit) = n − (fixed effects + variance parameters,
++1 for an LMM's σ).
 
 --data reads what rdeval ingest reads (the runs table's columns: agent, model,
 hint_level, final_success, score, …) or a plain CSV table with any columns. A
@@ -504,6 +516,7 @@ type Result struct {
 	AIC           any              `json:"aic"`
 	BIC           any              `json:"bic"`
 	Deviance      any              `json:"deviance"`
+	DevianceKind  string           `json:"deviance_kind,omitempty"`
 	NullDeviance  any              `json:"null_deviance"`
 	Dispersion    any              `json:"dispersion"`
 	DFResidual    int              `json:"df_residual"`
@@ -827,8 +840,8 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
 	}
 	res := Result{Family: opts.Family, Formula: opts.Formula, N: fit.N, NDropped: d.Dropped, NGroups: fit.NGroups,
-		LogLik: cmdutil.JSONNum(fit.LogLik), AIC: cmdutil.JSONNum(fit.AIC), BIC: cmdutil.JSONNum(fit.BIC), Deviance: nil, NullDeviance: nil, Dispersion: nil,
-		SEType: "model", Statistic: fit.StatName, RandomEffects: []any{}, Factors: map[string]any{}, NAGQ: fit.NAGQ, Offset: offsetLabel(opts, f), CIMethod: CIWald,
+		LogLik: cmdutil.JSONNum(fit.LogLik), AIC: cmdutil.JSONNum(fit.AIC), BIC: cmdutil.JSONNum(fit.BIC), Deviance: cmdutil.JSONNum(fit.Deviance), DevianceKind: fit.DevianceKind,
+		NullDeviance: nil, Dispersion: nil, DFResidual: fit.DFResidual, SEType: "model", Statistic: fit.StatName, RandomEffects: []any{}, Factors: map[string]any{}, NAGQ: fit.NAGQ, Offset: offsetLabel(opts, f), CIMethod: CIWald,
 		Iterations: fit.Evaluations, Converged: fit.Converged, Warnings: warnings}
 	if res.Warnings == nil {
 		res.Warnings = []string{}
@@ -837,8 +850,12 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 		res.Factors[k] = v
 	}
 	for _, c := range fit.Coefficients {
-		res.Coefficients = append(res.Coefficients, map[string]any{"term": c.Term, "estimate": cmdutil.JSONNum(c.Estimate), "se": cmdutil.JSONNum(c.SE),
-			fit.StatName: cmdutil.JSONNum(c.Z), "p": cmdutil.JSONNum(c.P), "ci_low": cmdutil.JSONNum(c.CILow), "ci_high": cmdutil.JSONNum(c.CIHigh), "aliased": false})
+		m := map[string]any{"term": c.Term, "estimate": cmdutil.JSONNum(c.Estimate), "se": cmdutil.JSONNum(c.SE),
+			fit.StatName: cmdutil.JSONNum(c.Z), "p": cmdutil.JSONNum(c.P), "ci_low": cmdutil.JSONNum(c.CILow), "ci_high": cmdutil.JSONNum(c.CIHigh), "aliased": false}
+		if fit.Family == analysis.Binomial {
+			m["se_rx"] = cmdutil.JSONNum(c.SERX) // vcov(fit, use.hessian = FALSE)
+		}
+		res.Coefficients = append(res.Coefficients, m)
 	}
 	for _, r := range fit.RandomEffects {
 		res.RandomEffects = append(res.RandomEffects, RandomEffect{Group: r.Group, Term: r.Term, Variance: r.Variance, SD: r.SD})
@@ -890,6 +907,6 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 	if err := rt.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "logLik %s  AIC %s  BIC %s\n", fl(fit.LogLik), fl(fit.AIC), fl(fit.BIC))
+	fmt.Fprintf(w, "logLik %s  AIC %s  BIC %s  deviance %s (%s) on %d df\n", fl(fit.LogLik), fl(fit.AIC), fl(fit.BIC), fl(fit.Deviance), fit.DevianceKind, fit.DFResidual)
 	return nil
 }

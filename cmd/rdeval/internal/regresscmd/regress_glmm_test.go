@@ -50,6 +50,9 @@ type regressJSON struct {
 	Coefficients []map[string]any `json:"coefficients"`
 	Random       []map[string]any `json:"random_effects"`
 	Converged    bool             `json:"converged"`
+	Deviance     float64          `json:"deviance"`
+	DevianceKind string           `json:"deviance_kind"`
+	DFResidual   int              `json:"df_residual"`
 }
 
 func runJSON(t *testing.T, args ...string) regressJSON {
@@ -68,8 +71,9 @@ func runJSON(t *testing.T, args ...string) regressJSON {
 // TestRegressGLMMMatchesLme4: rdeval regress --nagq / --weights / --offset
 // on testdata/reference/glmm_data.csv gives glmer's fits of glmm.R (R 4.2.2,
 // lme4 1.1.31, tolPwrss = 1e-12): fixed effects to 1e-3 relative, SEs to
-// 2e-3, logLik to 1e-6; the offset model also with offset(off) in the
-// formula.
+// 2e-3, logLik to 1e-6, deviance and df_residual as deviance(fit) and
+// df.residual(fit) of mixed_deviance.R (2e-6 relative, exact); the offset
+// model also with offset(off) in the formula.
 func TestRegressGLMMMatchesLme4(t *testing.T) {
 	data := filepath.Join("..", "..", "..", "..", "testdata", "reference", "glmm_data.csv")
 	coefs := map[string][][]string{}
@@ -79,6 +83,10 @@ func TestRegressGLMMMatchesLme4(t *testing.T) {
 	stats := map[string][]string{}
 	for _, r := range readRef(t, "glmm_stats.csv") {
 		stats[r[0]] = r
+	}
+	devs := map[string][]string{} // mixed_deviance.R: deviance(fit), df.residual(fit)
+	for _, r := range readRef(t, "mixed_deviance.csv") {
+		devs[r[0]] = r
 	}
 	for _, tc := range []struct {
 		id   string
@@ -114,6 +122,10 @@ func TestRegressGLMMMatchesLme4(t *testing.T) {
 			}
 			if (st[5] != "") != (res.Offset != "") {
 				t.Errorf("offset %q", res.Offset)
+			}
+			dv := devs[tc.id]
+			if d := num(t, dv[8]); math.Abs(res.Deviance-d) > 2e-6*d || res.DevianceKind != "conditional" || res.DFResidual != int(num(t, dv[9])) {
+				t.Errorf("deviance %v (%s) on %d df, lme4 deviance(fit) %s, df.residual %s", res.Deviance, res.DevianceKind, res.DFResidual, dv[8], dv[9])
 			}
 		})
 	}
