@@ -83,6 +83,10 @@ type GLMFit struct {
 	SEType       string // "model" or "CR1"
 	NClusters    int
 	Fitted       []float64 // μ per row
+	// Separated is set for a binomial fit with the signs of complete or
+	// quasi-complete separation (fitted probabilities numerically 0 or 1,
+	// or coefficients that kept growing): its warning is in Warnings.
+	Separated bool
 	// Cov is the covariance of the non-aliased coefficients, in order.
 	Cov      [][]float64
 	Warnings []string
@@ -457,7 +461,9 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 		fit.Warnings = append(fit.Warnings, fmt.Sprintf("IRLS did not converge in %d iterations (R: glm.fit: algorithm did not converge); the estimates are not the maximum-likelihood ones", fit.Iterations))
 	}
 	if opt.Family == Binomial {
-		fit.Warnings = append(fit.Warnings, glmSeparationWarnings(fit, mu, history, active, names)...)
+		sw := glmSeparationWarnings(fit, mu, history, active, names)
+		fit.Separated = len(sw) > 0
+		fit.Warnings = append(fit.Warnings, sw...)
 	}
 	if opt.L2 > 0 {
 		fit.Warnings = append(fit.Warnings, fmt.Sprintf("L2 penalty %g: estimates are shrunk and the standard errors, tests and intervals come from the penalized information (not valid Wald inference)", opt.L2))

@@ -31,12 +31,22 @@ import (
 // coefficients and limits the profile does not reach within its 9 steps are
 // NaN (R's NA), with a warning for the latter. Cluster-robust or penalized
 // fits have no likelihood profile and are refused.
+//
+// A separated binomial fit (fit.Separated) is profiled differently, from
+// the definition {b : pd(b) − inf pd ≤ qchisq(level, 1)} (see
+// glm_profile_sep.go): there MASS's SE-sized steps jump over the
+// likelihood (R gives NA or a wrong finite limit), and an end where the
+// profile never leaves the cut is reported as −Inf or +Inf with a warning.
 func GLMProfileCI(x [][]float64, y []float64, names []string, opt GLMOptions, fit *GLMFit, level float64) ([][2]float64, []string, error) {
 	if opt.Cluster != nil || opt.L2 != 0 {
 		return nil, nil, errors.New("glm: profile intervals need a likelihood fit (no cluster-robust SEs, no L2 penalty)")
 	}
 	if !(level > 0 && level < 1) {
 		return nil, nil, fmt.Errorf("glm: confidence level %g: want a number in (0, 1)", level)
+	}
+	if fit.Separated && fit.Family == Binomial {
+		ci, w := glmSeparatedProfileCI(x, y, opt, fit, level)
+		return ci, w, nil
 	}
 	n, p := len(y), len(names)
 	alpha := (1 - level) / 4

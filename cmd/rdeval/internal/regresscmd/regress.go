@@ -124,7 +124,13 @@ V = G/(G−1)·(n−1)/(n−k)·B(Σ_g u_g u_g')B, B = (X'WX)⁻¹.
 Binomial outcomes must be 0/1 or proportions in [0, 1] (with the trials as
 --weights); fractional successes are fitted as R does (dispersion 1) with R's
 warning. Separation (fitted probabilities 0 or 1, diverging coefficients) and
-non-convergence are reported as warnings and in the JSON.`,
+non-convergence are reported as warnings and in the JSON. With separation,
+--ci profile computes each interval from its definition, {b : profile deviance
+− its infimum ≤ qchisq(0.95, 1)}, instead of MASS's SE-sized steps (which jump
+over the likelihood when the SE is huge: R's confint gives NA or a wrong finite
+limit); an end the profile never leaves the cut towards is printed as ±Inf
+(null in JSON, with ci_low_open/ci_high_open saying why) and warned about
+(testdata/reference/glm_separation.R).`,
 		Example: `  rdeval regress --demo --where benchmark=rexbench --formula "final_success ~ hint_level + scale(lines_added) + (1|model)"
   rdeval regress --data study/ --where benchmark=rexbench --where hint_level=no_hints \
     --formula "final_success ~ gold_lines_changed + model" --join study/tasks.parquet --on task_id \
@@ -744,8 +750,18 @@ func Fit(opts *Options, tab formula.Table, warnings []string) error {
 		res.Factors[k] = v
 	}
 	for _, c := range fit.Coefs {
-		res.Coefficients = append(res.Coefficients, map[string]any{"term": c.Term, "estimate": cmdutil.JSONNum(c.Estimate), "se": cmdutil.JSONNum(c.SE),
-			fit.StatName: cmdutil.JSONNum(c.Stat), "p": cmdutil.JSONNum(c.P), "ci_low": cmdutil.JSONNum(c.CILow), "ci_high": cmdutil.JSONNum(c.CIHigh), "aliased": c.Aliased})
+		m := map[string]any{"term": c.Term, "estimate": cmdutil.JSONNum(c.Estimate), "se": cmdutil.JSONNum(c.SE),
+			fit.StatName: cmdutil.JSONNum(c.Stat), "p": cmdutil.JSONNum(c.P), "ci_low": cmdutil.JSONNum(c.CILow), "ci_high": cmdutil.JSONNum(c.CIHigh), "aliased": c.Aliased}
+		// An open end of a profile interval (separation) is null in JSON: say why.
+		for _, e := range []struct {
+			key string
+			v   float64
+		}{{"ci_low", c.CILow}, {"ci_high", c.CIHigh}} {
+			if math.IsInf(e.v, 0) {
+				m[e.key+"_open"] = fmt.Sprintf("%v: separation; the likelihood profile stays within the cut as the coefficient goes to %v, so the interval is open (R's confint gives NA)", e.v, e.v)
+			}
+		}
+		res.Coefficients = append(res.Coefficients, m)
 	}
 	if opts.OnResult != nil {
 		opts.OnResult(res)
@@ -804,6 +820,9 @@ func writeTable(opts *Options, res Result, fit *analysis.GLMFit) error {
 	ciText := "95% Wald intervals (confint.default)"
 	if res.CIMethod == CIProfile {
 		ciText = "95% profile-likelihood intervals (confint, as MASS::profile.glm)"
+		if fit.Separated && fit.Family == analysis.Binomial {
+			ciText = "95% profile-likelihood intervals of a separated fit, from the profile deviance itself (±Inf: open ends; MASS::profile.glm gives NA or wrong limits there)"
+		}
 	}
 	fmt.Fprintf(w, "\n%s in %d IRLS iterations; %s\n", conv, fit.Iterations, ciText)
 	if len(res.Warnings) > 0 {

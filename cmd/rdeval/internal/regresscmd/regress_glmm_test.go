@@ -259,3 +259,28 @@ func TestRegressJoinTasksParquet(t *testing.T) {
 		t.Errorf("gold_files_n: n %d", res.N)
 	}
 }
+
+// TestRegressProfileSeparation (issue 25 item 3): --ci profile on the
+// separated data of testdata/reference/glm_separation.R gives fb's true
+// interval (2.9101, +Inf): the open end null in JSON with ci_high_open
+// saying why, and a warning.
+func TestRegressProfileSeparation(t *testing.T) {
+	data := filepath.Join("..", "..", "..", "..", "testdata", "reference", "glm_separation_data.csv")
+	out, stderr, err := runCmd(t, "--data", data, "--table", "--formula", "y ~ x + f", "--ci", "profile", "--format", "json")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	var res regressJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err, out)
+	}
+	fb := res.Coefficients[2]
+	lo, _ := fb["ci_low"].(float64)
+	why, _ := fb["ci_high_open"].(string)
+	if fb["term"] != "fb" || math.Abs(lo-2.9101243785534954) > 1e-6*2.91 || fb["ci_high"] != nil || !strings.Contains(why, "separation") {
+		t.Errorf("fb: %v", fb)
+	}
+	if !strings.Contains(stderr, "fb: the likelihood profile stays within the 95% cut") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
