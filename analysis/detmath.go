@@ -117,6 +117,76 @@ func detLog1p(x float64) float64 {
 	return float64(detLog(u) * (x / (u - 1)))
 }
 
+// detExpNonPos is detExp(x) for x ≤ 0 (or NaN), with the same bits: the
+// scaling by 2^k, k ≤ 0, is a multiplication by that power of two when
+// the result is normal (exact, as Ldexp), and Ldexp otherwise. It saves
+// Ldexp's special cases in FitLogistic's inner loop.
+func detExpNonPos(x float64) float64 {
+	if !(x <= 0) || x < -708 {
+		return detExp(x)
+	}
+	k := math.Floor(float64(x*log2e) + 0.5)
+	r := float64(x-float64(k*ln2Hi)) - float64(k*ln2Lo)
+	r2 := float64(r * r)
+	r4 := float64(r2 * r2)
+	r8 := float64(r4 * r4)
+	q0 := 0.5 + float64(r*(1.0/6))
+	q1 := 1.0/24 + float64(r*(1.0/120))
+	q2 := 1.0/720 + float64(r*(1.0/5040))
+	q3 := 1.0/40320 + float64(r*(1.0/362880))
+	q4 := 1.0/3628800 + float64(r*(1.0/39916800))
+	q5 := 1.0/479001600 + float64(r*(1.0/6227020800))
+	s0 := q0 + float64(q1*r2)
+	s1 := q2 + float64(q3*r2)
+	s2 := q4 + float64(q5*r2)
+	t := s0 + float64(s1*r4) + float64(s2*r8)
+	// k ≥ −1022 here (x ≥ −708), so 2^k is a normal number and, the
+	// mantissa being in [0.7, 1.5), the product is normal and exact unless
+	// it falls below 2^−1022, where Ldexp rounds it the same way as the
+	// multiplication (both round the exact value once).
+	return float64((1 + (r + float64(r2*t))) * math.Float64frombits(uint64(1023+int64(k))<<52))
+}
+
+// detLog1pUnit is detLog1p(x) for x in [0, 1] (or NaN), with the same
+// bits: u = 1 + x is in [1, 2], so detLog's Frexp is the branch below.
+func detLog1pUnit(x float64) float64 {
+	if !(x >= 0 && x <= 1) {
+		return detLog1p(x)
+	}
+	u := 1 + x
+	if u == 1 {
+		return x
+	}
+	// detLog(u): Frexp gives m = u/2, e = 1 (u < 2) or m = 0.5, e = 2
+	// (u = 2); then m < √2/2 doubles m back.
+	m, k := u/2, 1.0
+	if u == 2 {
+		m, k = 0.5, 2
+	}
+	if m < math.Sqrt2/2 {
+		m *= 2
+		k--
+	}
+	f := m - 1
+	s := f / (2 + f)
+	z := float64(s * s)
+	z2 := float64(z * z)
+	z4 := float64(z2 * z2)
+	z8 := float64(z4 * z4)
+	q0 := 2.0/3 + float64(z*(2.0/5))
+	q1 := 2.0/7 + float64(z*(2.0/9))
+	q2 := 2.0/11 + float64(z*(2.0/13))
+	q3 := 2.0/15 + float64(z*(2.0/17))
+	q4 := 2.0/19 + float64(z*(2.0/21))
+	s0 := q0 + float64(q1*z2)
+	s1 := q2 + float64(q3*z2)
+	s2 := q4 + float64(z2*(2.0/23))
+	R := float64(z * (s0 + float64(s1*z4) + float64(s2*z8)))
+	hfsq := float64(0.5 * float64(f*f))
+	l := float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+R)) + float64(k*ln2Lo))) - f)
+	return float64(l * (x / (u - 1)))
+}
+
 // detExp2 returns 2^x: 2^k·e^(r·ln 2) with k the nearest integer to x and
 // r = x − k exact.
 func detExp2(x float64) float64 {

@@ -111,22 +111,32 @@ func FitLogistic(x, y, w []float64, C float64) (LogisticFit, error) {
 
 // logisticEval returns the objective of FitLogistic, its gradient and its
 // Hessian at (a, b).
+//
+// Rows with the same x as the previous row (the failure and success rows
+// of one task, as fitBuf writes them, or tasks of equal length) reuse its
+// z, log(1 + e^z) and σ(z): the same numbers, computed once, so the sums
+// keep their bits.
 func logisticEval(x, y, w []float64, C, a, b float64) (f, ga, gb, haa, hab, hbb float64) {
+	var z, lse, p float64
+	prev := math.NaN()
 	for i, xi := range x {
 		wi := w[i]
 		if wi == 0 {
 			continue
 		}
-		z := a + float64(b*xi)
-		// ℓ = log(1 + e^z) − y·z and σ(z), computed stably from one
-		// exponential e = e^−|z|.
-		e := detExp(-math.Abs(z))
-		lse := detLog1p(e)
-		p := 1 / (1 + e)
-		if z > 0 {
-			lse = z + lse
-		} else {
-			p = e / (1 + e)
+		if xi != prev {
+			prev = xi
+			z = a + float64(b*xi)
+			// ℓ = log(1 + e^z) − y·z and σ(z), computed stably from one
+			// exponential e = e^−|z|.
+			e := detExpNonPos(-math.Abs(z))
+			lse = detLog1pUnit(e)
+			p = 1 / (1 + e)
+			if z > 0 {
+				lse = z + lse
+			} else {
+				p = e / (1 + e)
+			}
 		}
 		f += float64(wi * (lse - float64(y[i]*z)))
 		r := float64(wi * (p - y[i]))
