@@ -93,7 +93,9 @@ type Comparison struct {
 // sides, so task difficulty cancels), then each drawn task's runs with
 // replacement on each side; replicate b draws from PCG(opt.Seed, b). A
 // replicate whose B mean is 0 has no ratio and is left out of the ratio
-// interval (a warning counts them).
+// interval (a warning counts them). The intervals are percentile intervals,
+// or with opt.Interval = BCa bias-corrected and accelerated ones (bcaLevels,
+// with the leave-one-task-out jackknife of compareJackknife).
 func Compare(a, b Side, opt ScoreAtKOptions) (Comparison, error) {
 	c := Comparison{Ratio: math.NaN(), RatioLow: math.NaN(), RatioHigh: math.NaN(), DiffLow: math.NaN(), DiffHigh: math.NaN()}
 	if a.K < 1 || b.K < 1 {
@@ -138,8 +140,54 @@ func Compare(a, b Side, opt ScoreAtKOptions) (Comparison, error) {
 	if opt.Boot == 0 {
 		return c, nil
 	}
+	reps := compareReplicates(ta, tb, a.K, b.K, opt)
+	diffs := append([]float64(nil), reps.diff...)
+	var ratios []float64
+	for _, r := range reps.ratio {
+		if !math.IsNaN(r) {
+			ratios = append(ratios, r)
+		}
+	}
+	sort.Float64s(diffs)
+	lo, hi := (1-opt.Level)/2, (1+opt.Level)/2
+	dlo, dhi, rlo, rhi := lo, hi, lo, hi
+	if opt.Interval == BCa {
+		jd, jr := compareJackknife(ta, tb, a.K, b.K)
+		var err error
+		if dlo, dhi, err = bcaLevels(diffs, c.Diff, [][]float64{jd}, opt.Level); err != nil {
+			c.Warnings = append(c.Warnings, fmt.Errorf("difference: %w", err))
+		}
+		if len(ratios) > 0 && !math.IsNaN(c.Ratio) && jr != nil {
+			sort.Float64s(ratios)
+			if rlo, rhi, err = bcaLevels(ratios, c.Ratio, [][]float64{jr}, opt.Level); err != nil {
+				c.Warnings = append(c.Warnings, fmt.Errorf("ratio: %w", err))
+			}
+		}
+	}
+	c.DiffLow, c.DiffHigh = QuantileType7(diffs, dlo), QuantileType7(diffs, dhi)
+	if len(ratios) > 0 {
+		sort.Float64s(ratios)
+		c.RatioLow, c.RatioHigh = QuantileType7(ratios, rlo), QuantileType7(ratios, rhi)
+	}
+	if n := opt.Boot - len(ratios); n > 0 {
+		c.Warnings = append(c.Warnings, fmt.Errorf("%d of %d replicates had a B mean of 0 and no ratio", n, opt.Boot))
+	}
+	return c, nil
+}
+
+// compareReps are the bootstrap replicates of Compare, in replicate order:
+// the means of each side, their difference and ratio (NaN where B's mean is
+// 0).
+type compareReps struct {
+	a, b, diff, ratio []float64
+}
+
+// compareReplicates draws Compare's paired hierarchical bootstrap:
+// replicate r from PCG(opt.Seed, r) draws the common tasks with replacement,
+// then each drawn task's runs with replacement on side A, then on side B.
+func compareReplicates(ta, tb []TaskScores, ka, kb int, opt ScoreAtKOptions) compareReps {
 	m := len(ta)
-	var ratios, diffs []float64
+	out := compareReps{a: make([]float64, opt.Boot), b: make([]float64, opt.Boot), diff: make([]float64, opt.Boot), ratio: make([]float64, opt.Boot)}
 	bufA, bufB := []float64{}, []float64{}
 	resample := func(rng *rand.Rand, s []float64, buf []float64) []float64 {
 		buf = buf[:0]
@@ -155,23 +203,45 @@ func Compare(a, b Side, opt ScoreAtKOptions) (Comparison, error) {
 			i := rng.IntN(m)
 			bufA = resample(rng, ta[i].Scores, bufA)
 			bufB = resample(rng, tb[i].Scores, bufB)
-			sa += ScoreAtK(bufA, a.K, ta[i].Random)
-			sb += ScoreAtK(bufB, b.K, tb[i].Random)
+			sa += ScoreAtK(bufA, ka, ta[i].Random)
+			sb += ScoreAtK(bufB, kb, tb[i].Random)
 		}
 		sa, sb = sa/float64(m), sb/float64(m)
-		diffs = append(diffs, sa-sb)
+		out.a[r], out.b[r], out.diff[r], out.ratio[r] = sa, sb, sa-sb, math.NaN()
 		if sb != 0 {
-			ratios = append(ratios, sa/sb)
+			out.ratio[r] = sa / sb
 		}
 	}
-	sort.Float64s(diffs)
-	c.DiffLow, c.DiffHigh = QuantileType7(diffs, (1-opt.Level)/2), QuantileType7(diffs, (1+opt.Level)/2)
-	if len(ratios) > 0 {
-		sort.Float64s(ratios)
-		c.RatioLow, c.RatioHigh = QuantileType7(ratios, (1-opt.Level)/2), QuantileType7(ratios, (1+opt.Level)/2)
+	return out
+}
+
+// compareJackknife returns the leave-one-task-out difference and ratio of
+// the side means (the task is the outer resampling unit), for BCa's
+// acceleration a = Σ U³ / (6·(Σ U²)^{3/2}), U_t = (m − 1)(θ̄ − θ_(−t))
+// (Efron & Tibshirani 1993, Eq. 14.15; scipy.stats.bootstrap's _bca_interval
+// with the task as the observation). The ratio is nil if a left-out mean
+// of B is 0; both are nil with a single task.
+func compareJackknife(ta, tb []TaskScores, ka, kb int) ([]float64, []float64) {
+	m := len(ta)
+	if m < 2 {
+		return nil, nil
 	}
-	if n := opt.Boot - len(ratios); n > 0 {
-		c.Warnings = append(c.Warnings, fmt.Errorf("%d of %d replicates had a B mean of 0 and no ratio", n, opt.Boot))
+	ea, eb := make([]float64, m), make([]float64, m)
+	var sa, sb float64
+	for j := range ta {
+		ea[j], eb[j] = ScoreAtK(ta[j].Scores, ka, ta[j].Random), ScoreAtK(tb[j].Scores, kb, tb[j].Random)
+		sa += ea[j]
+		sb += eb[j]
 	}
-	return c, nil
+	jd, jr := make([]float64, m), make([]float64, m)
+	for j := range ta {
+		a, b := (sa-ea[j])/float64(m-1), (sb-eb[j])/float64(m-1)
+		jd[j] = a - b
+		if b == 0 {
+			jr = nil
+		} else if jr != nil {
+			jr[j] = a / b
+		}
+	}
+	return jd, jr
 }

@@ -122,3 +122,40 @@ func TestCompareHand(t *testing.T) {
 		t.Error("no shared task accepted")
 	}
 }
+
+// TestCompareJackknifeBCa: compareJackknife's values are the differences
+// and ratios of Compare on the tasks with one left out (computed here by
+// calling Compare on each subset), and the BCa intervals use the same
+// replicates as the percentile ones (same estimates, other quantile levels).
+func TestCompareJackknifeBCa(t *testing.T) {
+	ta := []TaskScores{{Task: "a", Scores: []float64{0.1, 0.5, 0.9}}, {Task: "b", Scores: []float64{1.2, 0.3}}, {Task: "c", Scores: []float64{0.7, 0.2, 0.4, 2}}}
+	tb := []TaskScores{{Task: "a", Scores: []float64{0.2, 0.1}}, {Task: "b", Scores: []float64{0.5, 0.9}}, {Task: "c", Scores: []float64{0.3, 0.6}}}
+	jd, jr := compareJackknife(ta, tb, 2, 1)
+	for j := range ta {
+		var sa, sb []TaskScores
+		for i := range ta {
+			if i != j {
+				sa, sb = append(sa, ta[i]), append(sb, tb[i])
+			}
+		}
+		c, err := Compare(Side{sa, 2}, Side{sb, 1}, ScoreAtKOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(c.Diff-jd[j]) > 1e-15 || math.Abs(c.Ratio-jr[j]) > 1e-15 {
+			t.Errorf("task %d left out: %v %v, Compare %v %v", j, jd[j], jr[j], c.Diff, c.Ratio)
+		}
+	}
+	p, err := Compare(Side{ta, 2}, Side{tb, 1}, ScoreAtKOptions{Boot: 500, Seed: 3, Level: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Compare(Side{ta, 2}, Side{tb, 1}, ScoreAtKOptions{Boot: 500, Seed: 3, Level: 0.95, Interval: BCa})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Diff != b.Diff || p.Ratio != b.Ratio || (p.DiffLow == b.DiffLow && p.RatioHigh == b.RatioHigh) {
+		t.Errorf("percentile %+v, BCa %+v", p, b)
+	}
+	t.Logf("percentile diff [%.4f, %.4f] ratio [%.4f, %.4f]; BCa diff [%.4f, %.4f] ratio [%.4f, %.4f]", p.DiffLow, p.DiffHigh, p.RatioLow, p.RatioHigh, b.DiffLow, b.DiffHigh, b.RatioLow, b.RatioHigh)
+}

@@ -66,6 +66,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{demoRuns, "--a", "agent=Modular (Model A);time_limit_s=7200", "--b", "agent=Modular (Model A);time_limit_s=1800", "--budget", "3h"}, "does not divide the budget"},
 		{[]string{demoRuns, "--a", "colour=red", "--b", "agent=human"}, "not a runs column"},
 		{[]string{demoRuns, "--b", "agent=human"}, "both --a and --b"},
+		{[]string{demoRuns, "--a", "agent=human", "--b", "agent=human", "--interval", "basic"}, "want percentile or bca"},
 	} {
 		if _, _, err := runCmd(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
@@ -102,5 +103,35 @@ func TestCompareTruncatedHumans(t *testing.T) {
 	}
 	if eb, want := rows[0]["estimate_b"].(float64), alloc[0]["estimate"].(float64); math.Abs(eb-want) > 1e-12 {
 		t.Errorf("human estimate at 2 h %v, allocation %v", eb, want)
+	}
+}
+
+// TestCompareBCa: --interval bca keeps the estimates and changes only the
+// intervals (analysis.Compare with BCa; its coverage is measured in
+// analysis/compare_coverage_slow_test.go), and each still contains its
+// estimate here.
+func TestCompareBCa(t *testing.T) {
+	get := func(iv string) map[string]any {
+		out, stderr, err := runCmd(t, demoRuns, "--a", "agent=Modular (Model A);time_limit_s=1800", "--b", "agent=human", "--budget", "8h", "--boot", "400", "--interval", iv, "--format", "json")
+		if err != nil {
+			t.Fatal(err, stderr)
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
+			t.Fatal(err, out)
+		}
+		return rows[0]
+	}
+	p, b := get("percentile"), get("bca")
+	if p["ratio"] != b["ratio"] || p["diff"] != b["diff"] {
+		t.Errorf("estimates differ: %v vs %v", p, b)
+	}
+	if p["ratio_ci_low"] == b["ratio_ci_low"] && p["diff_ci_high"] == b["diff_ci_high"] {
+		t.Errorf("BCa gave the percentile intervals: %v", b)
+	}
+	for _, m := range []string{"ratio", "diff"} {
+		if v := b[m].(float64); !(b[m+"_ci_low"].(float64) <= v && v <= b[m+"_ci_high"].(float64)) {
+			t.Errorf("bca %s %v outside [%v, %v]", m, v, b[m+"_ci_low"], b[m+"_ci_high"])
+		}
 	}
 }

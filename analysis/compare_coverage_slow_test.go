@@ -1,0 +1,158 @@
+//go:build slow
+
+package analysis
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"testing"
+)
+
+// TestCompareCoverage (issue 25 item 4; go test -tags slow -run
+// TestCompareCoverage -v ./analysis) measures, for rdeval compare's
+// paired hierarchical bootstrap, how often the 95 % intervals of the
+// difference and of the ratio of two mean score@k miss the truth below
+// (truth < low) and above (truth > high), for the percentile interval
+// (the default), BCa (leave-one-task-out jackknife, opt.Interval = BCa), and
+// for the ratio a log-scale normal interval exp(log R̂ ± z·sd(log R*)) and a
+// log-scale basic interval exp(2·log R̂ − q(log R*)).
+//
+// Data (seeded, PCG(study, 1)): m tasks with difficulty d_t ~ N(0, τ²);
+// side S's runs on task t score exp(d_t + a_S + s·ε), ε ~ N(0, 1). The
+// truth is the population value over tasks: E[score@k] of a side is
+// exp(a_S + τ²/2)·M_k(s), M_k(s) = E[max of k draws of e^{s·ε}] =
+// ∫ e^{s z}·k·φ(z)·Φ(z)^{k−1} dz (trapezoid rule on [−12, 12], 24001
+// points), which the exact score@k estimator is unbiased for. Each study
+// uses B = 999 replicates, seed = study. The Monte Carlo SE of a 2.5 % tail
+// rate over N studies is √(0.025·0.975/N): 0.35 % at N = 2000.
+//
+// The test asserts nothing about the percentile interval (it measures it);
+// it fails if BCa misses on either side more than 4.5 % of the time.
+func TestCompareCoverage(t *testing.T) {
+	type scenario struct {
+		name      string
+		m, nA, nB int
+		kA, kB    int
+		tau, s    float64
+		aA, aB    float64
+		studies   int
+	}
+	scen := []scenario{
+		{"7 tasks, 8 vs 4 runs, k 1 vs 1", 7, 8, 4, 1, 1, 0.8, 0.6, 0.3, 0, 2000},
+		{"7 tasks, 8 vs 4 runs, k 2 vs 1", 7, 8, 4, 2, 1, 0.8, 0.6, 0.3, 0, 2000},
+		{"20 tasks, 8 vs 8 runs, k 1 vs 1", 20, 8, 8, 1, 1, 0.8, 0.6, 0.3, 0, 2000},
+		{"7 tasks, 16 vs 2 runs, k 4 vs 1", 7, 16, 2, 4, 1, 1.0, 0.8, 0, 0, 2000},
+	}
+	mk := func(k int, s float64) float64 {
+		const n = 24001
+		h := 24.0 / (n - 1)
+		var sum float64
+		for i := 0; i < n; i++ {
+			z := -12 + float64(i)*h
+			v := math.Exp(s*z) * float64(k) * math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) * math.Pow(NormalCDF(z), float64(k-1))
+			if i == 0 || i == n-1 {
+				v /= 2
+			}
+			sum += v * h
+		}
+		return sum
+	}
+	const B = 999
+	zq := stdNormal.Quantile(0.975)
+	for _, sc := range scen {
+		tA := math.Exp(sc.aA+sc.tau*sc.tau/2) * mk(sc.kA, sc.s)
+		tB := math.Exp(sc.aB+sc.tau*sc.tau/2) * mk(sc.kB, sc.s)
+		trueDiff, trueRatio := tA-tB, tA/tB
+		// miss[method][0] below, [1] above.
+		methods := []string{"diff percentile", "diff BCa", "diff basic", "diff normal", "ratio percentile", "ratio BCa", "ratio log-normal", "ratio log-basic"}
+		miss := make([][2]int, len(methods))
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		next := make(chan int)
+		go func() {
+			for i := 0; i < sc.studies; i++ {
+				next <- i
+			}
+			close(next)
+		}()
+		for w := 0; w < 2; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for study := range next {
+					rng := rand.New(rand.NewPCG(uint64(study), 1))
+					ta, tb := make([]TaskScores, sc.m), make([]TaskScores, sc.m)
+					for j := 0; j < sc.m; j++ {
+						d := sc.tau * rng.NormFloat64()
+						ta[j].Task, tb[j].Task = string(rune('a'+j)), string(rune('a'+j))
+						for r := 0; r < sc.nA; r++ {
+							ta[j].Scores = append(ta[j].Scores, math.Exp(d+sc.aA+sc.s*rng.NormFloat64()))
+						}
+						for r := 0; r < sc.nB; r++ {
+							tb[j].Scores = append(tb[j].Scores, math.Exp(d+sc.aB+sc.s*rng.NormFloat64()))
+						}
+					}
+					opt := ScoreAtKOptions{Boot: B, Seed: uint64(study), Level: 0.95}
+					c, err := Compare(Side{ta, sc.kA}, Side{tb, sc.kB}, opt)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					opt.Interval = BCa
+					cb, err := Compare(Side{ta, sc.kA}, Side{tb, sc.kB}, opt)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					reps := compareReplicates(ta, tb, sc.kA, sc.kB, opt)
+					d := append([]float64(nil), reps.diff...)
+					sort.Float64s(d)
+					var lr []float64
+					for _, r := range reps.ratio {
+						lr = append(lr, math.Log(r))
+					}
+					sort.Float64s(lr)
+					sdD, sdL := sd(d), sd(lr)
+					lR := math.Log(c.Ratio)
+					ivs := [][2]float64{
+						{c.DiffLow, c.DiffHigh},
+						{cb.DiffLow, cb.DiffHigh},
+						{2*c.Diff - QuantileType7(d, 0.975), 2*c.Diff - QuantileType7(d, 0.025)},
+						{c.Diff - zq*sdD, c.Diff + zq*sdD},
+						{c.RatioLow, c.RatioHigh},
+						{cb.RatioLow, cb.RatioHigh},
+						{math.Exp(lR - zq*sdL), math.Exp(lR + zq*sdL)},
+						{math.Exp(2*lR - QuantileType7(lr, 0.975)), math.Exp(2*lR - QuantileType7(lr, 0.025))},
+					}
+					mu.Lock()
+					for k, iv := range ivs {
+						truth := trueDiff
+						if k >= 4 {
+							truth = trueRatio
+						}
+						if truth < iv[0] {
+							miss[k][0]++
+						}
+						if truth > iv[1] {
+							miss[k][1]++
+						}
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		n := float64(sc.studies)
+		t.Logf("%s (truth: diff %.4f, ratio %.4f; %d studies, MC SE of a 2.5 %% tail %.2f %%):", sc.name, trueDiff, trueRatio, sc.studies, 100*math.Sqrt(0.025*0.975/n))
+		for k, name := range methods {
+			t.Logf("  %-17s miss below %5.2f %%  above %5.2f %%  coverage %5.2f %%", name, 100*float64(miss[k][0])/n, 100*float64(miss[k][1])/n, 100*(1-float64(miss[k][0]+miss[k][1])/n))
+		}
+		for _, k := range []int{1, 5} {
+			if float64(miss[k][0])/n > 0.045 || float64(miss[k][1])/n > 0.045 {
+				t.Errorf("%s: %s misses %v of %d", sc.name, methods[k], miss[k], sc.studies)
+			}
+		}
+	}
+}
