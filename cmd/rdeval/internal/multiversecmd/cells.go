@@ -496,7 +496,7 @@ func horizon(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Es
 		w = analysis.EqualWeighting
 	}
 	res, err := analysis.Horizons(runs, analysis.HorizonOptions{Weighting: w, Regularization: s.Regularization,
-		Quantiles: []float64{st.Quantile}, Boot: boot, Seed: seed, Level: 0.95, Unit: s.BootUnit})
+		Quantiles: []float64{st.Quantile}, Boot: boot, Seed: seed, Level: 0.95, Unit: s.BootUnit, ExtrapolationFactor: analysis.DefaultExtrapolationFactor})
 	if err != nil {
 		return e, err
 	}
@@ -508,6 +508,14 @@ func horizon(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Es
 	e.Note = fmt.Sprintf("%d runs", a.N)
 	if a.BootSkipped > 0 {
 		e.Note += fmt.Sprintf("; %d replicates skipped", a.BootSkipped)
+		if a.SkippedShare > analysis.HorizonSkipWarnShare {
+			e.Note += fmt.Sprintf(" (%.1f %%: the interval is conditional on the others)", 100*a.SkippedShare)
+		}
+	}
+	if r := a.Refusals[0]; r != "" {
+		// rdeval horizon prints no number for it; here the cell keeps its
+		// value (the spread needs one) and says why it is no measurement.
+		e.Note += "; not a measurement: " + r
 	}
 	return e, nil
 }

@@ -68,7 +68,9 @@ Statistics (fields as in rdeval audit):
   compare   a, b, budget, measure (ratio | diff), human_run_length: paired
             bootstrap over tasks, then runs (as rdeval compare)
   horizon   agent, quantile (default 0.5), where: the agent's METR horizon in
-            minutes; hierarchical bootstrap (as rdeval horizon --where agent=…)
+            minutes; hierarchical bootstrap (as rdeval horizon --where agent=…;
+            a horizon rdeval horizon refuses keeps its value here, and the
+            cell's note says why it is not a measurement)
   regress   formula, term, family, cluster: one GLM coefficient with its Wald
             (or CR1) interval; no bootstrap
 

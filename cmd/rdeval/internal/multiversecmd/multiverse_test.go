@@ -278,3 +278,24 @@ func TestCellsDoNotDependOnEachOther(t *testing.T) {
 		}
 	}
 }
+
+// TestHorizonCellRefusedNote (issue 24): the demo study's AIDE (Model B)
+// horizon (p50 = 2.8e-145 min on tasks of 417–653 min) is kept as the
+// cell's value, but the cell's note says it is no measurement, as rdeval
+// horizon refuses it; more than 5 % skipped replicates are flagged too.
+func TestHorizonCellRefusedNote(t *testing.T) {
+	spec := writeSpec(t, `data: ["@demo"]
+stat: {kind: horizon, agent: "AIDE (Model B)"}
+choices:
+  weighting: [invsqrt, equal]
+`)
+	res := computeSpec(t, spec, 100)
+	for _, c := range res.Cells {
+		if !strings.Contains(c.Note, "not a measurement: p50 = ") || !strings.Contains(c.Note, "an extrapolation") {
+			t.Errorf("cell %v: note %q", c.Labels, c.Note)
+		}
+		if !strings.Contains(c.Note, "the interval is conditional on the others") {
+			t.Errorf("cell %v: no skipped-share flag in %q", c.Labels, c.Note)
+		}
+	}
+}
