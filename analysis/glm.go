@@ -611,6 +611,6 @@ func glmSeparationWarnings(fit *GLMFit, mu []float64, history [][]float64, activ
 	if len(diverging) > 0 {
 		msg += "; diverging coefficients: " + strings.Join(diverging, ", ")
 	}
-	msg += "; their estimates are not finite in truth, and their standard errors, tests and intervals are meaningless (consider fewer predictors or --l2)"
+	msg += "; their estimates are not finite in truth, and their standard errors, tests and Wald intervals are meaningless (consider fewer predictors or --l2; for a GLM, --ci profile computes intervals from the likelihood itself, open where it stays flat)"
 	return []string{msg}
 }
