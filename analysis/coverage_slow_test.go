@@ -113,6 +113,31 @@ func TestCoverageSuccessRates(t *testing.T) {
 		c.add(truth, s.FinalLow, s.FinalHigh)
 	}
 	c.check(t, "success rate, 12 tasks × 5 runs, tasks fixed")
+
+	// FinalRateDiff (rdeval success --ablation): condition A has the rates
+	// above, B each lowered by 0.05 (floored at 0); 5 runs per task and
+	// condition; truth mean(pA) − mean(pB).
+	pb := make([]float64, len(ps))
+	for j, p := range ps {
+		pb[j] = math.Max(0, p-0.05)
+	}
+	var d tails
+	for study := 0; study < 2000; study++ {
+		rng := rand.New(rand.NewPCG(uint64(study), 5))
+		var ra, rb []OutcomeRun
+		for j := range ps {
+			for r := 1; r <= 5; r++ {
+				ra = append(ra, OutcomeRun{Task: fmt.Sprint("t", j), Trial: r, Final: rng.Float64() < ps[j], Recall: math.NaN()})
+				rb = append(rb, OutcomeRun{Task: fmt.Sprint("t", j), Trial: r, Final: rng.Float64() < pb[j], Recall: math.NaN()})
+			}
+		}
+		rd, err := FinalRateDiff(ra, rb, 999, uint64(study), 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.add(mean(ps)-mean(pb), rd.DiffLow, rd.DiffHigh)
+	}
+	d.check(t, "success difference, 12 tasks × 5 + 5 runs")
 }
 
 // TestCoverageHorizon: METR-like time horizons. Tasks: 40 in 20 families of
