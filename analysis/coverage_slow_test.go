@@ -182,3 +182,27 @@ func TestCoverageHorizon(t *testing.T) {
 	cs[0].check(t, "horizon p50, 40 tasks × 4 runs, hierarchical")
 	cs[1].check(t, "horizon p80, 40 tasks × 4 runs, hierarchical")
 }
+
+// TestCoverageMixed: TestMixedRecovery's design (simMixed: n = 1500, 30
+// groups, random-intercept SD 0.7, β = (−0.3, 0.6, −0.8)) over 1000 seeded
+// data sets per family: tails of the 95 % Wald intervals of the fixed
+// effects (LMM by REML; GLMM by Laplace, SEs from the Hessian as vcov()).
+func TestCoverageMixed(t *testing.T) {
+	beta := []float64{-0.3, 0.6, -0.8}
+	for _, fam := range []GLMFamily{Gaussian, Binomial} {
+		cs := make([]tails, 3)
+		for rep := 0; rep < 1000; rep++ {
+			x, y, gs := simMixed(uint64(10000+rep), 1500, 30, beta, 0.7, fam == Binomial)
+			fit, err := FitMixed(x, y, mixedNames, gs, MixedOptions{Family: fam})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, c := range fit.Coefficients {
+				cs[j].add(beta[j], c.CILow, c.CIHigh)
+			}
+		}
+		for j := range cs {
+			cs[j].check(t, fmt.Sprintf("%s %s Wald", fam, mixedNames[j]))
+		}
+	}
+}
