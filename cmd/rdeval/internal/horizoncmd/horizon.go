@@ -92,7 +92,8 @@ PCG(--seed, b): the output depends only on the inputs and the flags.
 
 With --release-dates FILE (YAML, agent: YYYY-MM-DD, or METR's release_dates.yaml
 with its top-level date: key), also fit the trend of p50 over the agents on the
-frontier (p50 at least the best p50 of agents released on or before): OLS of
+frontier (p50 at least the best p50 of agents released on or before; agents
+whose p50 is refused are left out, with a warning): OLS of
 ln(max(p50, 1e-3 min)) on the release date in days; doubling time = ln 2/slope.
 Its interval refits the same agents on each bootstrap replicate (leaving out
 p50 < 1e-3 or not finite) and reports the median and percentiles of the positive
@@ -277,17 +278,24 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 	var trend *analysis.HorizonTrend
 	if dates != nil {
 		days := map[string]float64{}
-		var missing []string
+		var missing, refusedP50 []string
 		for _, a := range res.Agents {
 			d, ok := dates[a.Agent]
 			if !ok {
 				missing = append(missing, a.Agent)
 				continue
 			}
+			if refused(a, quantileIndex(opts.Quantiles, 0.5)) {
+				refusedP50 = append(refusedP50, a.Agent)
+				continue
+			}
 			days[a.Agent] = float64(d.Unix()) / 86400
 		}
 		if len(missing) > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: no release date for %s: left out of the trend\n", strings.Join(missing, ", "))
+		}
+		if len(refusedP50) > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: p50 refused (see above): left out of the trend\n", strings.Join(refusedP50, ", "))
 		}
 		trend, err = analysis.HorizonDoublingTime(res, quantileIndex(opts.Quantiles, 0.5), days, opts.CI)
 		if err != nil {

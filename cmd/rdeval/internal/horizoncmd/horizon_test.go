@@ -200,6 +200,18 @@ func TestHorizonMETR(t *testing.T) {
 	if d, ok := doc.Trend["doubling_days"].(float64); !ok || !(d > 0) {
 		t.Errorf("trend %v", doc.Trend)
 	}
+	// gpt-3.5-turbo-instruct's p50 (1.8e-6 min for tasks of 1–1,390 min) is
+	// refused, so it is not in the trend: it was on the frontier and, read
+	// as 1e-3 min, made the doubling time 70 days (bootstrap median 141)
+	// instead of 160 (median 163, 200 replicates).
+	for _, a := range doc.Trend["agents"].([]any) {
+		if a == "gpt-3.5-turbo-instruct" {
+			t.Errorf("refused agent in the trend: %v", doc.Trend["agents"])
+		}
+	}
+	if !strings.Contains(stderr, "gpt-3.5-turbo-instruct: p50 refused (see above): left out of the trend") {
+		t.Errorf("no warning for the refused agent:\n%s", stderr)
+	}
 }
 
 // TestHorizonDemoRefused (issue 24): the demo study's only runs with human
