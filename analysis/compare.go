@@ -95,7 +95,8 @@ type Comparison struct {
 // replicate whose B mean is 0 has no ratio and is left out of the ratio
 // interval (a warning counts them). The intervals are percentile intervals,
 // or with opt.Interval = BCa bias-corrected and accelerated ones (bcaLevels,
-// with the leave-one-task-out jackknife of compareJackknife).
+// with the leave-one-task-out jackknife of compareJackknife). Studentized
+// is not implemented here and gives the percentile intervals.
 func Compare(a, b Side, opt ScoreAtKOptions) (Comparison, error) {
 	c := Comparison{Ratio: math.NaN(), RatioLow: math.NaN(), RatioHigh: math.NaN(), DiffLow: math.NaN(), DiffHigh: math.NaN()}
 	if a.K < 1 || b.K < 1 {
