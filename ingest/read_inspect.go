@@ -213,6 +213,7 @@ func (l *loader) readInspectEval(p string, st *InputStats) {
 		defer rc.Close()
 		zr = &rc.Reader
 	}
+	registerEvalDecompressors(zr)
 
 	var header, start *zip.File
 	type entry struct {
@@ -279,23 +280,6 @@ func (l *loader) readInspectEval(p string, st *InputStats) {
 
 func inspectZipErr(p string, err error) *Error {
 	return &Error{File: p, Msg: "not a readable zip archive (a corrupt or truncated Inspect .eval log?): " + err.Error()}
-}
-
-// readZipEntry reads one archive member (at most 4 GiB).
-func readZipEntry(f *zip.File) ([]byte, error) {
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	var buf bytes.Buffer
-	if f.UncompressedSize64 > 0 && f.UncompressedSize64 < 1<<32 {
-		buf.Grow(int(f.UncompressedSize64))
-	}
-	if _, err := io.Copy(&buf, io.LimitReader(rc, 1<<32)); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // inspectSampleName parses samples/<id>_epoch_<n>.json.
