@@ -306,6 +306,9 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 			if !tbTrialFileShadowed(fsys, stat, p, path) {
 				out = append(out, path) // a terminal-bench run's or trial's results
 			}
+		case isInspectManifestName(name) && looksInspectManifest(fileHead(fsys, path)):
+			// An Inspect log folder's manifest: loadFile says it is skipped.
+			out = append(out, path)
 		case strings.HasSuffix(name, ".json"):
 			// Other JSON documents in a folder (e.g. a run's result.json) are
 			// not inputs; Inspect .json logs are.
@@ -392,6 +395,11 @@ func (l *loader) loadFile(path string) {
 			return
 		}
 		l.readInspectEval(path, &st)
+		return
+	}
+	if isInspectManifestName(filepath.Base(path)) && looksInspectManifest(s.peek(64<<10)) {
+		st.Reader = ReaderInspectManifest
+		l.warn(path, "%s", inspectManifestNote(filepath.Base(path)))
 		return
 	}
 	if l.readHarnessJSON(s, &st) {

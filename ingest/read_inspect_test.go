@@ -175,7 +175,7 @@ func TestInspectRealDetails(t *testing.T) {
 	}
 	l, _ := readInspectFile(t, filepath.Join(root, "scorer", "logs", "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"))
 	r := l.ds.Runs[0]
-	if r.RunID != "2wRuCQ9hGYaGPyAdoobgYV/1/1" || r.TaskID != "popularity/1" ||
+	if r.RunID != "mj7khqpMM4GBCfVQozKgzB/1/1" || r.TaskID != "popularity/1" ||
 		r.Agent != "openai/gpt-4o-mini / system_message > generate" || r.Scaffold.V != "system_message > generate" ||
 		r.Model.V != "openai/gpt-4o-mini" || r.Tokens.V != 66 || r.Score.V != 1 {
 		t.Errorf("run %+v", r)
@@ -205,7 +205,9 @@ type synthSample struct {
 	broken bool   // write invalid JSON
 }
 
-const synthHeader = `{"version": 2, "status": %q, "eval": {"run_id": %q, "created": "2025-01-02T03:04:05+00:00", "task": "t", "task_id": "T1", "model": "m/x"},
+// synthHeader's second verb is the log's task_id (the run id prefix of a
+// log without eval_id); run_id is shared, as in one eval() call.
+const synthHeader = `{"version": 2, "status": %q, "eval": {"run_id": "SHARED", "created": "2025-01-02T03:04:05+00:00", "task": "t", "task_id": %q, "model": "m/x"},
  "plan": {"steps": [{"solver": "react"}]}}`
 
 func synthSampleJSON(s synthSample) string {
@@ -293,7 +295,7 @@ func TestInspectLetterScores(t *testing.T) {
 		for _, w := range l.ds.Warnings {
 			warns += w.Msg + "\n"
 		}
-		if !strings.Contains(warns, "2 scorers (a, b)") || !strings.Contains(warns, "1 samples have a score value") {
+		if !strings.Contains(warns, "2 scores (a, b)") || !strings.Contains(warns, "1 samples have a score value") {
 			t.Errorf("%s: warnings %q", p, warns)
 		}
 	}
