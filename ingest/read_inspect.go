@@ -40,13 +40,18 @@ package ingest
 //     plan.steps[].solver joined by " > " (else eval.solver);
 //     agent = model + " / " + scaffold (the model alone when there is no
 //     plan). trial = the epoch.
-//   - score and raw_score = the value of the first scorer, in sorted name
-//     order, in sample.scores (a warning names the others when a log has
-//     several): numbers as is, booleans 1/0, the letters C/I/P/N as
-//     1/0/0.5/0 as Inspect's value_to_float does, "yes"/"true" 1,
-//     "no"/"false" 0, numeric strings parsed. A dict or list value, or other
-//     text, leaves the score null with a warning (Inspect would map it to 0).
-//     A sample without scores has a null score.
+//   - score and raw_score = the value of one scorer in sample.scores
+//     (inspectScorer): Options.Scorer ("scorer", or "scorer.key" for a key
+//     of a dict value), else Inspect's first, results.scores[0] (with its
+//     name as the key when its scorer's value is a dict), else the task's
+//     first scorer (eval.scorers), else the first by name; a warning names
+//     the one used when there are several. Values: numbers as is, booleans
+//     1/0, the letters C/I/P/N as 1/0/0.5/0 as Inspect's value_to_float
+//     does, "yes"/"true" 1, "no"/"false" 0, numeric strings parsed. NaN is
+//     a missing score (null, counted in a warning). A dict (with no key
+//     chosen) or list value, ±Infinity or other text leaves the score null
+//     with a warning (Inspect would map it to 0). A sample without scores
+//     has a null score.
 //   - sample.error → outcome "exec_error" (so final_success and
 //     exec_success false) and error_type = the first line of the error
 //     message (cut at 200 bytes). sample.limit → error_type
@@ -74,6 +79,12 @@ package ingest
 // cannot be converted are skipped, with a warning); message = the score's
 // explanation. Final score events (intermediate false or absent) are not
 // copied: they are the run's score.
+//
+// NaN, Infinity and -Infinity, which Inspect writes for non-finite numbers,
+// are read where a number may stand (see read_inspect_nan.go): as a
+// missing number. .eval members may be deflate or zstd (Inspect ≥ 0.3.206)
+// and are bounded in size (read_inspect_zip.go). In a folder, logs.json and
+// eval-set.json manifests are skipped with a warning.
 //
 // # Bad input
 //

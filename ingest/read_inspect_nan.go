@@ -138,7 +138,7 @@ func (r *nanRewriter) flush(out []byte) []byte {
 // rewriteNaN returns data with NaN/Infinity tokens rewritten; data itself
 // when it holds none (the common case, without a copy).
 func rewriteNaN(data []byte) []byte {
-	if bytes.IndexByte(data, 'N') < 0 && bytes.IndexByte(data, 'I') < 0 {
+	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
 		return data
 	}
 	var r nanRewriter
