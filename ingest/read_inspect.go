@@ -207,6 +207,7 @@ type inspectLog struct {
 	nSamples    int
 	scorerNote  bool // said which scorer is used, or that it is missing
 	nanValues   int  // sample scores that are NaN (missing)
+	choicesSeen int  // samples checked for several score choices
 	badValues   int  // sample scores that could not be converted
 	badEvents   int  // intermediate score events that could not be converted
 	firstBadVal string
@@ -904,14 +905,15 @@ func (l *loader) inspectFinish(lg *inspectLog) {
 // The first sample with several choices says on stderr which one is used.
 func (l *loader) inspectScorer(lg *inspectLog, scores map[string]*inspectScore) (scorer, key string) {
 	p, h := lg.path, &lg.hdr
-	var res []struct{ Name, Scorer string }
+	type resScore struct{ Name, Scorer string }
+	var res []resScore
 	if h.Results != nil {
 		for _, r := range h.Results.Scores {
 			sc := r.Scorer
 			if sc == "" {
 				sc = r.Name
 			}
-			res = append(res, struct{ Name, Scorer string }{r.Name, sc})
+			res = append(res, resScore{r.Name, sc})
 		}
 	}
 	keysOf := func(sc string) []string {
@@ -990,7 +992,13 @@ func (l *loader) inspectScorer(lg *inspectLog, scores map[string]*inspectScore) 
 			scorer, why = sortedKeys(scores)[0], "the first by name: the log lists no results or scorers"
 		}
 	}
-	if c := choices(); len(c) > 1 && !lg.scorerNote {
+	if lg.scorerNote || lg.choicesSeen >= 8 {
+		return scorer, key
+	}
+	// The first samples are checked for several choices (a sample may lack
+	// a scorer another has); later ones are not, to keep the read cheap.
+	lg.choicesSeen++
+	if c := choices(); len(c) > 1 {
 		lg.scorerNote = true
 		name := scorer
 		if key != "" {
