@@ -27,7 +27,8 @@ import (
 // (inspect_ai src/inspect_ai/log/_log.py, EvalLog version 2); they are not
 // real logs.
 
-const bombHeader = `{"version": 2, "status": "success", "eval": {"eval_id": "bombEval1", "run_id": "bombRun1", "task_id": "bombTask1", "task": "bomb", "model": "mockllm/model", "created": "2026-04-20T10:00:00+00:00"}, "plan": {"steps": [{"solver": "generate"}]}}`
+// bombHeader is the header of a bomb log; %s is its eval_id.
+const bombHeader = `{"version": 2, "status": "success", "eval": {"eval_id": "%s", "run_id": "bombRun1", "task_id": "bombTask1", "task": "bomb", "model": "mockllm/model", "created": "2026-04-20T10:00:00+00:00"}, "plan": {"steps": [{"solver": "generate"}]}}`
 
 const bombSample = `{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}}`
 
@@ -43,11 +44,11 @@ type bombMember struct {
 
 var zipBombs = map[string][]bombMember{
 	// A sample that declares, and inflates to, 2 GiB.
-	"zipbomb_sample.eval": {{name: "header.json", data: []byte(bombHeader)}, {name: "samples/1_epoch_1.json", data: []byte(bombSample)}, {name: "samples/2_epoch_1.json", mib: 2048}},
+	"zipbomb_sample.eval": {{name: "header.json", data: fmt.Appendf(nil, bombHeader, "bombSample")}, {name: "samples/1_epoch_1.json", data: []byte(bombSample)}, {name: "samples/2_epoch_1.json", mib: 2048}},
 	// header.json declares, and inflates to, 3 GiB.
 	"zipbomb_header.eval": {{name: "header.json", mib: 3072}, {name: "samples/1_epoch_1.json", data: []byte(bombSample)}},
 	// A sample that declares 1 KiB and inflates to 2 GiB.
-	"zipbomb_lying.eval": {{name: "header.json", data: []byte(bombHeader)}, {name: "samples/1_epoch_1.json", data: []byte(bombSample)}, {name: "samples/2_epoch_1.json", mib: 2048, declare: 1024}},
+	"zipbomb_lying.eval": {{name: "header.json", data: fmt.Appendf(nil, bombHeader, "bombLying")}, {name: "samples/1_epoch_1.json", data: []byte(bombSample)}, {name: "samples/2_epoch_1.json", mib: 2048, declare: 1024}},
 }
 
 func writeZipBomb(t testing.TB, path string, members []bombMember) {
