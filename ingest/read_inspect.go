@@ -981,6 +981,8 @@ func (l *loader) inspectScorer(lg *inspectLog, scores map[string]*inspectScore) 
 		if hasKey(scorer, res[0].Name) {
 			key = res[0].Name
 		}
+	case len(res) > 0 && scores[res[0].Name] != nil:
+		scorer, why = res[0].Name, "the first in the log's results"
 	default:
 		for _, sc := range h.Eval.Scorers {
 			if scores[sc.Name] != nil {

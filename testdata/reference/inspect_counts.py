@@ -14,8 +14,8 @@ library only (zipfile + json) and writes one CSV row per sample and epoch:
             NaN (a missing score), infinite, or not convertible (list, other
             text). The default scorer is Inspect's first: results.scores[0]
             (its scorer, and its name as the key when the scorer's value is a
-            dict), else eval.scorers[0], else the first in sample.scores in
-            the file's order.
+            dict), else the first of eval.scorers in the sample, else the
+            first in sample.scores by name.
   run_base  the log's eval.eval_id, else task_id, else run_id
 
 A log with no samples has no rows; a .json file without a top-level "version"
@@ -89,7 +89,7 @@ def default_scorer(header, scores):
     for sc in (header.get("eval") or {}).get("scorers") or []:
         if sc.get("name") in scores:
             return sc["name"], None
-    return next(iter(scores)), None
+    return sorted(scores)[0], None
 
 
 def main():
