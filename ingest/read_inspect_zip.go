@@ -15,8 +15,9 @@ package ingest
 //     refused before a byte of it is inflated;
 //   - the member must not inflate to more than it declares (archive/zip
 //     stops at the declared size plus one byte and reports ErrFormat, which
-//     is named here): the buffer is sized from the declared size, never
-//     grown past it;
+//     is named here): the buffer never grows past the declared size, and
+//     starts smaller when the declared size implies a compression ratio
+//     over 32:1;
 //   - the bytes being inflated by all readers at once (Load reads files one
 //     after the other, but tests and callers may run several Loads) are
 //     bounded by inflateBudget: a member waits until its declared size fits
@@ -31,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -143,12 +145,36 @@ func readZipEntry(f *zip.File) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(rc, buf); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("member inflates to fewer bytes than the %d it declares (a truncated or corrupt archive)", declared)
+	// The buffer starts at the declared size when the compression ratio
+	// that implies is plausible (at most 32:1, or 1 MiB), else smaller, and
+	// grows (doubling, never past the declared size) as bytes arrive: a
+	// small archive that declares a large member costs no large buffer.
+	start := declared
+	if c := f.CompressedSize64; c < declared/32 {
+		start = min(declared, max(32*c, 1<<20))
+	}
+	buf := make([]byte, 0, start)
+	for {
+		if len(buf) == cap(buf) {
+			if uint64(len(buf)) >= declared {
+				break
+			}
+			buf = slices.Grow(buf, int(min(declared, 2*uint64(cap(buf))+1)-uint64(len(buf))))
 		}
-		return nil, zipReadErr(err, declared)
+		k, err := rc.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			break // it ends short of its declared size: said below
+		}
+		if err != nil {
+			return nil, zipReadErr(err, declared)
+		}
+	}
+	if uint64(len(buf)) < declared {
+		return nil, fmt.Errorf("member inflates to fewer bytes than the %d it declares (a truncated or corrupt archive)", declared)
 	}
 	// The member must end here: archive/zip checks the CRC at EOF, and
 	// reports ErrFormat for a member that inflates past its declared size.
