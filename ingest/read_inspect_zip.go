@@ -41,14 +41,16 @@ import (
 // zipMethodZstd is the zip compression method of Zstandard (APPNOTE 4.4.5).
 const zipMethodZstd = 93
 
-// inspectEntryCap bounds the inflated size of one .eval member.
-const inspectEntryCap = maxLine
+// inspectEntryCap bounds the inflated size of one .eval member (a var so
+// that FuzzReadEval can lower it: the fuzzer would otherwise spend its
+// time inflating legitimate 256 MiB members).
+var inspectEntryCap uint64 = maxLine
 
 // zstdMaxWindow bounds the window a zstd frame may ask for.
 const zstdMaxWindow = 64 << 20
 
 // inflateBudget bounds the bytes inflated at once across readers.
-var inflateBudget = newByteBudget(inspectEntryCap)
+var inflateBudget = newByteBudget(maxLine)
 
 // byteBudget is a counting semaphore over bytes.
 type byteBudget struct {
@@ -98,7 +100,7 @@ func registerEvalDecompressors(zr *zip.Reader) {
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxWindow(zstdMaxWindow),
-			zstd.WithDecoderMaxMemory(inspectEntryCap+1))
+			zstd.WithDecoderMaxMemory(maxLine+1))
 		if err != nil {
 			return errReadCloser{err}
 		}

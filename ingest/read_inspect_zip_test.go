@@ -188,6 +188,8 @@ func FuzzReadEval(f *testing.F) {
 	f.Add(evalZip(f, [][2]string{{"header.json", zipHeader}, {"samples/1_epoch_1.json", good}}, nil))
 	f.Add(evalZip(f, [][2]string{{"header.json", zipHeader}, {"samples/1_epoch_1.json", good}}, map[string]uint64{"samples/1_epoch_1.json": 10}))
 	f.Add([]byte("PK\x03\x04"))
+	defer func(c uint64) { inspectEntryCap = c }(inspectEntryCap)
+	inspectEntryCap = 4 << 20
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, st := readEvalBytes(t, data)
 		if n := inflateBudget.inUse(); n != 0 {
