@@ -343,13 +343,16 @@ func lessSampleID(a, b string) bool {
 // with json.Decoder tokens.
 func (l *loader) readInspectJSON(p string, r io.Reader, st *InputStats) {
 	st.Reader = ReaderInspectJSON
-	dec := json.NewDecoder(newNaNReader(r))
+	nr := newNaNReader(r)
+	dec := json.NewDecoder(nr)
 	lg := &inspectLog{path: p}
 	jsonErr := func(err error) {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		l.fileErr(p, &Error{File: p, Msg: fmt.Sprintf("invalid JSON at byte %d (a truncated Inspect .json log?): %v", dec.InputOffset(), err)})
+		// The offset is the file's: NaN/Infinity rewrites are taken out.
+		off := nr.rw.inputOffset(dec.InputOffset())
+		l.fileErr(p, &Error{File: p, Msg: fmt.Sprintf("invalid JSON at byte %d (a truncated Inspect .json log?): %v", off, err)})
 	}
 	tok, err := dec.Token()
 	if err != nil {

@@ -197,3 +197,42 @@ func TestNaNRewriter(t *testing.T) {
 	// Strict elsewhere: the JSON Lines readers still refuse NaN
 	// (testdata/bad/nan_text.jsonl).
 }
+
+// TestInspectJSONErrorOffset: the byte an "invalid JSON" error names is
+// the file's, NaN rewrites before it notwithstanding: for every cut of a
+// log with NaN/Infinity, the offset equals the one given for the same log
+// with each token replaced by a number of the same length (no rewrite).
+func TestInspectJSONErrorOffset(t *testing.T) {
+	full := `{"version": 2, "status": "success", "eval": {"eval_id": "E", "task": "t", "model": "m", "created": "2025-01-02T03:04:05+00:00"}, "samples": [{"id": 1, "epoch": 1, "total_time": NaN, "working_time": Infinity, "scores": {"s": {"value": NaN}}}, {"id": 2, "epoch": 1, "x": -Infinity, "scores": {"s": {"value": 1}}}]}`
+	plain := strings.NewReplacer("-Infinity", "-12345678", "Infinity", "12345678", "NaN", "1.0").Replace(full)
+	errOf := func(doc string) string {
+		l := newTestLoader()
+		st := InputStats{Path: "x.json"}
+		l.readInspectJSON("x.json", strings.NewReader(doc), &st)
+		if len(l.ds.Errors) == 0 {
+			return ""
+		}
+		msg := l.ds.Errors[0].Error()
+		if i := strings.Index(msg, "invalid JSON at byte "); i >= 0 {
+			return strings.Fields(msg[i+len("invalid JSON at byte "):])[0]
+		}
+		return msg
+	}
+	start := strings.Index(full, `"samples"`)
+	for cut := start; cut < len(full); cut++ {
+		if strings.ContainsAny(full[cut-1:cut+1], "NaIfity") {
+			continue // inside a token: the two documents differ in kind there
+		}
+		if got, want := errOf(full[:cut]), errOf(plain[:cut]); got != want {
+			t.Errorf("cut at %d: error at byte %s, want %s", cut, got, want)
+		}
+	}
+	// Whole, it reads: sample 1's NaN score is null and its NaN
+	// total_time and Infinity working_time leave the duration null.
+	l := newTestLoader()
+	st := InputStats{Path: "x.json"}
+	l.readInspectJSON("x.json", strings.NewReader(full), &st)
+	if len(l.ds.Errors) != 0 || len(l.ds.Runs) != 2 || l.ds.Runs[0].Score.Valid || l.ds.Runs[0].DurationS.Valid || !l.ds.Runs[1].Score.Valid {
+		t.Errorf("errors %v runs %+v", l.ds.Errors, l.ds.Runs)
+	}
+}

@@ -38,6 +38,25 @@ type nanRewriter struct {
 	stack      []byte // open containers, '{' or '['
 	prev       byte   // last significant byte outside strings (0 at start)
 	pend       []byte // a token being matched (prefix of NaN, Infinity, -Infinity)
+
+	outPos int64   // bytes written before the current write call
+	shifts []shift // where a sentinel made the output longer than the input
+}
+
+// shift records that the output is delta bytes longer than the input from
+// output offset at on.
+type shift struct{ at, delta int64 }
+
+// inputOffset maps an offset in the rewritten output back to the input,
+// so that error messages name the byte of the file.
+func (r *nanRewriter) inputOffset(out int64) int64 {
+	in := out
+	for _, s := range r.shifts {
+		if s.at <= out {
+			in -= s.delta
+		}
+	}
+	return in
 }
 
 var nanTokens = [...]string{"NaN", "Infinity", "-Infinity"}
@@ -55,6 +74,8 @@ func (r *nanRewriter) valuePos() bool {
 
 // write scans p, appending to out.
 func (r *nanRewriter) write(out, p []byte) []byte {
+	start := len(out)
+	defer func() { r.outPos += int64(len(out) - start) }()
 	for _, c := range p {
 		if r.pend != nil {
 			r.pend = append(r.pend, c)
@@ -67,14 +88,15 @@ func (r *nanRewriter) write(out, p []byte) []byte {
 			}
 			switch {
 			case full:
+				sent := sentinelNegInf
 				switch string(r.pend) {
 				case "NaN":
-					out = append(out, sentinelNaN...)
+					sent = sentinelNaN
 				case "Infinity":
-					out = append(out, sentinelInf...)
-				default:
-					out = append(out, sentinelNegInf...)
+					sent = sentinelInf
 				}
+				out = append(out, sent...)
+				r.shifts = append(r.shifts, shift{r.outPos + int64(len(out)-start), int64(len(sent) - len(r.pend))})
 				r.pend = nil
 				r.prev = 'v'
 				continue
