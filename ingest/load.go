@@ -93,10 +93,13 @@ func (d *Dataset) Err() error {
 }
 
 type loader struct {
-	opt      Options
-	ds       *Dataset
-	cat      *Catalog
-	humanRef map[string]float64 // task_id → METR human_score (setHumanRef)
+	opt Options
+	// inspectTasks: Inspect task_id + model → the first log read with them
+	// (inspectHeaderOK warns about a second log of the same task).
+	inspectTasks map[string][2]string
+	ds           *Dataset
+	cat          *Catalog
+	humanRef     map[string]float64 // task_id → METR human_score (setHumanRef)
 	// lastHuman is the entry setHumanRef stored last.
 	lastHuman struct {
 		task  string

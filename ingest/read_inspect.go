@@ -517,6 +517,19 @@ func (l *loader) inspectHeaderOK(lg *inspectLog) bool {
 		l.fileErr(p, &Error{File: p, Field: "eval.eval_id", Msg: "missing (and no task_id or run_id): cannot name the runs"})
 		return false
 	}
+	// An eval-set retry of a failed task keeps its task_id and gets a new
+	// eval_id (inspect_ai _eval/evalset.py): both logs stay in the folder.
+	if ev.TaskID != "" && ev.EvalID != "" {
+		k := ev.TaskID + "\x00" + ev.Model
+		if prev, ok := l.inspectTasks[k]; !ok {
+			if l.inspectTasks == nil {
+				l.inspectTasks = map[string][2]string{}
+			}
+			l.inspectTasks[k] = [2]string{p, ev.EvalID}
+		} else if prev[1] != ev.EvalID {
+			l.warn(p, "the same task and model as %s (task_id %s, model %s) under another eval_id (an eval-set retry?): both logs are read, so a sample in both counts twice; remove the log you do not want", prev[0], ev.TaskID, ev.Model)
+		}
+	}
 	var chain []string
 	for _, s := range h.Plan.Steps {
 		if s.Solver != "" {

@@ -236,3 +236,29 @@ func TestInspectJSONErrorOffset(t *testing.T) {
 		t.Errorf("errors %v runs %+v", l.ds.Errors, l.ds.Runs)
 	}
 }
+
+// TestInspectRetryNote: two logs of one task and model under different
+// eval_ids (an eval-set retry keeps the task_id, inspect_ai
+// _eval/evalset.py) are both read, with a warning naming the first.
+func TestInspectRetryNote(t *testing.T) {
+	dir := t.TempDir()
+	log := `{"version": 2, "status": %q, "eval": {"eval_id": %q, "run_id": %q, "task_id": "T1", "task": "t", "model": "m/x", "created": "2025-01-02T03:04:05+00:00"}, "samples": [{"id": 1, "epoch": 1, "scores": {"s": {"value": 1}}}]}`
+	os.WriteFile(filepath.Join(dir, "a.json"), []byte(fmt.Sprintf(log, "error", "E1", "R1")), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.json"), []byte(fmt.Sprintf(log, "success", "E2", "R2")), 0o644)
+	ds, err := Load([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Runs) != 2 || len(ds.Errors) != 0 {
+		t.Fatalf("%d runs, errors %v; want both logs' runs", len(ds.Runs), ds.Errors)
+	}
+	n := 0
+	for _, w := range ds.Warnings {
+		if strings.Contains(w.Msg, "an eval-set retry?") && strings.HasSuffix(w.File, "b.json") && strings.Contains(w.Msg, "a.json") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("warnings %v, want one on b.json naming a.json", ds.Warnings)
+	}
+}
