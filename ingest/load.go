@@ -93,13 +93,10 @@ func (d *Dataset) Err() error {
 }
 
 type loader struct {
-	opt Options
-	// inspectTasks: Inspect task_id + model → the first log read with them
-	// (inspectHeaderOK warns about a second log of the same task).
-	inspectTasks map[string][2]string
-	ds           *Dataset
-	cat          *Catalog
-	humanRef     map[string]float64 // task_id → METR human_score (setHumanRef)
+	opt      Options
+	ds       *Dataset
+	cat      *Catalog
+	humanRef map[string]float64 // task_id → METR human_score (setHumanRef)
 	// lastHuman is the entry setHumanRef stored last.
 	lastHuman struct {
 		task  string
@@ -115,6 +112,9 @@ type loader struct {
 	tableTasks []Task         // tasks read from rdeval tables (kept even without runs)
 	aux        map[string]any // per-folder state of folder readers (auxState)
 	mle        mleState       // MLE-bench seeds counted across grading reports (read_mlebench.go)
+	// inspectTasks: Inspect task_id + model → the first log read with them
+	// (inspectHeaderOK warns about a second log of the same task).
+	inspectTasks map[string][2]string
 }
 
 // setHumanRef records METR's human score for a task; the last one read
