@@ -27,8 +27,9 @@ import (
 // (inspect_ai src/inspect_ai/log/_log.py, EvalLog version 2); they are not
 // real logs.
 
-// bombHeader is the header of a bomb log; %s is its eval_id.
-const bombHeader = `{"version": 2, "status": "success", "eval": {"eval_id": "%s", "run_id": "bombRun1", "task_id": "bombTask1", "task": "bomb", "model": "mockllm/model", "created": "2026-04-20T10:00:00+00:00"}, "plan": {"steps": [{"solver": "generate"}]}}`
+// bombHeader is the header of a bomb log; %[1]s names its eval_id and
+// task_id (each bomb is its own task, so no retry note).
+const bombHeader = `{"version": 2, "status": "success", "eval": {"eval_id": "%[1]sEval", "run_id": "bombRun1", "task_id": "%[1]sTask", "task": "bomb", "model": "mockllm/model", "created": "2026-04-20T10:00:00+00:00"}, "plan": {"steps": [{"solver": "generate"}]}}`
 
 const bombSample = `{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}}`
 
