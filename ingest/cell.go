@@ -115,6 +115,46 @@ func (c cell) float() (float64, error) {
 	return f, nil
 }
 
+// score is float that also reads a boolean as 1/0: a resolved or success
+// flag mapped to a score column (--map score=is_resolved). JSON true/false
+// and, in CSV, true/false in any case (pandas writes True/False); 0/1 are
+// numbers already.
+func (c cell) score() (float64, error) {
+	if f, ok := c.boolScore(); ok {
+		return f, nil
+	}
+	return c.float()
+}
+
+// scoreNaN is floatNaN that also reads a boolean as 1/0 (see score).
+func (c cell) scoreNaN() (float64, error) {
+	if f, ok := c.boolScore(); ok {
+		return f, nil
+	}
+	return c.floatNaN()
+}
+
+func (c cell) boolScore() (float64, bool) {
+	var b bool
+	switch {
+	case c.isJSON && c.jv.Kind == jsonline.Bool:
+		b = c.jv.Bool()
+	case c.isJSON:
+		return 0, false
+	case len(c.text) == 0 || (c.text[0]|0x20 != 't' && c.text[0]|0x20 != 'f' && c.text[0] != ' '):
+		return 0, false // a number, most often: no text to compare
+	case strings.EqualFold(strings.TrimSpace(c.text), "true"):
+		b = true
+	case strings.EqualFold(strings.TrimSpace(c.text), "false"):
+	default:
+		return 0, false
+	}
+	if b {
+		return 1, true
+	}
+	return 0, true
+}
+
 // floatNaN is float but also accepts NaN spellings (score.log writes "nan"
 // for an invalid attempt); JSON null also maps to NaN there.
 func (c cell) floatNaN() (float64, error) {

@@ -37,6 +37,17 @@ func optFloat(f func(*Run) *Opt[float64]) runSetter {
 	}
 }
 
+// optScore is optFloat for score columns: true/false read as 1/0.
+func optScore(f func(*Run) *Opt[float64]) runSetter {
+	return func(r *Run, c cell) error {
+		v, err := c.score()
+		if err == nil {
+			*f(r) = Some(v)
+		}
+		return err
+	}
+}
+
 func optInt(f func(*Run) *Opt[int64]) runSetter {
 	return func(r *Run, c cell) error {
 		v, err := c.int()
@@ -92,8 +103,8 @@ var runColumns = map[string]runSetter{
 	"started_at":   optTime(func(r *Run) *Opt[time.Time] { return &r.StartedAt }),
 	"completed_at": optTime(func(r *Run) *Opt[time.Time] { return &r.CompletedAt }),
 	"duration_s":   optFloat(func(r *Run) *Opt[float64] { return &r.DurationS }),
-	"raw_score":    optFloat(func(r *Run) *Opt[float64] { return &r.RawScore }),
-	"score":        optFloat(func(r *Run) *Opt[float64] { return &r.Score }),
+	"raw_score":    optScore(func(r *Run) *Opt[float64] { return &r.RawScore }),
+	"score":        optScore(func(r *Run) *Opt[float64] { return &r.Score }),
 	"score_binarized": func(r *Run, c cell) error {
 		v, err := c.boolean()
 		if err == nil {
@@ -169,7 +180,7 @@ var scoreColumns = map[string]scoreSetter{
 		}
 		return err
 	},
-	"raw_score": func(e *ScoreEntry, c cell) (err error) { e.RawScore, err = c.floatNaN(); return },
+	"raw_score": func(e *ScoreEntry, c cell) (err error) { e.RawScore, err = c.scoreNaN(); return },
 	"message": func(e *ScoreEntry, c cell) error {
 		if c.isJSON && (c.jv.Kind == jsonline.Object || c.jv.Kind == jsonline.Array) {
 			e.Message = Some(string(c.jv.Raw)) // Vivaria and newer score logs log structured messages

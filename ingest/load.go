@@ -112,6 +112,9 @@ type loader struct {
 	tableTasks []Task         // tasks read from rdeval tables (kept even without runs)
 	aux        map[string]any // per-folder state of folder readers (auxState)
 	mle        mleState       // MLE-bench seeds counted across grading reports (read_mlebench.go)
+	// inspectTasks: Inspect task_id + model → the first log read with them
+	// (inspectHeaderOK warns about a second log of the same task).
+	inspectTasks map[string][2]string
 }
 
 // setHumanRef records METR's human score for a task; the last one read
@@ -306,6 +309,9 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 			if !tbTrialFileShadowed(fsys, stat, p, path) {
 				out = append(out, path) // a terminal-bench run's or trial's results
 			}
+		case isInspectManifestName(name) && looksInspectManifest(fileHead(fsys, path)):
+			// An Inspect log folder's manifest: loadFile says it is skipped.
+			out = append(out, path)
 		case strings.HasSuffix(name, ".json"):
 			// Other JSON documents in a folder (e.g. a run's result.json) are
 			// not inputs; Inspect .json logs are.
@@ -392,6 +398,11 @@ func (l *loader) loadFile(path string) {
 			return
 		}
 		l.readInspectEval(path, &st)
+		return
+	}
+	if isInspectManifestName(filepath.Base(path)) && looksInspectManifest(s.peek(64<<10)) {
+		st.Reader = ReaderInspectManifest
+		l.warn(path, "%s", inspectManifestNote(filepath.Base(path)))
 		return
 	}
 	if l.readHarnessJSON(s, &st) {

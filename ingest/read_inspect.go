@@ -23,8 +23,12 @@ package ingest
 //
 // One run per (log, sample id, epoch):
 //
-//   - run_id = eval.run_id (else eval.eval_id, else eval.task_id) + "/" +
-//     sample id + "/" + epoch. The same evaluation written twice (e.g. as
+//   - run_id = eval.eval_id (else eval.task_id, else eval.run_id) + "/" +
+//     sample id + "/" + epoch. eval.run_id is not unique per log: every
+//     task of one eval() call and every model of an `inspect eval-set`
+//     share it. eval_id is unique per log (newer logs); task_id, in older
+//     logs, is unique per task and model of a run, and is kept by an
+//     eval-set retry of the same task. The same log written twice (e.g. as
 //     .eval and .json) thus gives the same run ids, and Load's duplicate
 //     handling applies.
 //   - benchmark = "inspect", unless Options.Benchmark is set.
@@ -36,13 +40,18 @@ package ingest
 //     plan.steps[].solver joined by " > " (else eval.solver);
 //     agent = model + " / " + scaffold (the model alone when there is no
 //     plan). trial = the epoch.
-//   - score and raw_score = the value of the first scorer, in sorted name
-//     order, in sample.scores (a warning names the others when a log has
-//     several): numbers as is, booleans 1/0, the letters C/I/P/N as
-//     1/0/0.5/0 as Inspect's value_to_float does, "yes"/"true" 1,
-//     "no"/"false" 0, numeric strings parsed. A dict or list value, or other
-//     text, leaves the score null with a warning (Inspect would map it to 0).
-//     A sample without scores has a null score.
+//   - score and raw_score = the value of one scorer in sample.scores
+//     (inspectScorer): Options.Scorer ("scorer", or "scorer.key" for a key
+//     of a dict value), else Inspect's first, results.scores[0] (with its
+//     name as the key when its scorer's value is a dict), else the task's
+//     first scorer (eval.scorers), else the first by name; a warning names
+//     the one used when there are several. Values: numbers as is, booleans
+//     1/0, the letters C/I/P/N as 1/0/0.5/0 as Inspect's value_to_float
+//     does, "yes"/"true" 1, "no"/"false" 0, numeric strings parsed. NaN is
+//     a missing score (null, counted in a warning). A dict (with no key
+//     chosen) or list value, ±Infinity or other text leaves the score null
+//     with a warning (Inspect would map it to 0). A sample without scores
+//     has a null score.
 //   - sample.error → outcome "exec_error" (so final_success and
 //     exec_success false) and error_type = the first line of the error
 //     message (cut at 200 bytes). sample.limit → error_type
@@ -70,6 +79,12 @@ package ingest
 // cannot be converted are skipped, with a warning); message = the score's
 // explanation. Final score events (intermediate false or absent) are not
 // copied: they are the run's score.
+//
+// NaN, Infinity and -Infinity, which Inspect writes for non-finite numbers,
+// are read where a number may stand (see read_inspect_nan.go): as a
+// missing number. .eval members may be deflate or zstd (Inspect ≥ 0.3.206)
+// and are bounded in size (read_inspect_zip.go). In a folder, logs.json and
+// eval-set.json manifests are skipped with a warning.
 //
 // # Bad input
 //
@@ -111,7 +126,18 @@ type inspectHeader struct {
 			Solver string `json:"solver"`
 		} `json:"steps"`
 	} `json:"plan"`
-	Error *inspectErr `json:"error"`
+	Results *inspectResults `json:"results"`
+	Error   *inspectErr     `json:"error"`
+}
+
+// inspectResults is the part of results read: the scores in the order
+// Inspect reports them (the first is the task's main score). name is a
+// key of a dict-valued scorer's value when scorer returns a dict.
+type inspectResults struct {
+	Scores []struct {
+		Name   string `json:"name"`
+		Scorer string `json:"scorer"`
+	} `json:"scores"`
 }
 
 type inspectEvl struct {
@@ -123,6 +149,9 @@ type inspectEvl struct {
 	Model       string          `json:"model"`
 	Solver      string          `json:"solver"`
 	Created     string          `json:"created"`
+	Scorers     []struct {
+		Name string `json:"name"`
+	} `json:"scorers"`
 }
 
 type inspectErr struct {
@@ -137,15 +166,15 @@ type inspectScore struct {
 type inspectEvent struct {
 	Timestamp    string        `json:"timestamp"`
 	Event        string        `json:"event"`
-	WorkingStart *float64      `json:"working_start"`
+	WorkingStart inspectNum    `json:"working_start"`
 	Intermediate *bool         `json:"intermediate"`
 	Score        *inspectScore `json:"score"`
 }
 
 type inspectUsage struct {
-	InputTokens  *float64 `json:"input_tokens"`
-	OutputTokens *float64 `json:"output_tokens"`
-	TotalTokens  *float64 `json:"total_tokens"`
+	InputTokens  inspectNum `json:"input_tokens"`
+	OutputTokens inspectNum `json:"output_tokens"`
+	TotalTokens  inspectNum `json:"total_tokens"`
 }
 
 type inspectSample struct {
@@ -157,8 +186,8 @@ type inspectSample struct {
 	ModelUsage  map[string]inspectUsage  `json:"model_usage"`
 	StartedAt   string                   `json:"started_at"`
 	CompletedAt string                   `json:"completed_at"`
-	TotalTime   *float64                 `json:"total_time"`
-	WorkingTime *float64                 `json:"working_time"`
+	TotalTime   inspectNum               `json:"total_time"`
+	WorkingTime inspectNum               `json:"working_time"`
 	Events      []inspectEvent           `json:"events"`
 	Transcript  *struct {
 		Events []inspectEvent `json:"events"`
@@ -176,7 +205,9 @@ type inspectLog struct {
 	taskVer  Opt[string]
 
 	nSamples    int
-	scorerNote  bool // warned about several scorers
+	scorerNote  bool // said which scorer is used, or that it is missing
+	nanValues   int  // sample scores that are NaN (missing)
+	choicesSeen int  // samples checked for several score choices
 	badValues   int  // sample scores that could not be converted
 	badEvents   int  // intermediate score events that could not be converted
 	firstBadVal string
@@ -213,6 +244,7 @@ func (l *loader) readInspectEval(p string, st *InputStats) {
 		defer rc.Close()
 		zr = &rc.Reader
 	}
+	registerEvalDecompressors(zr)
 
 	var header, start *zip.File
 	type entry struct {
@@ -247,7 +279,7 @@ func (l *loader) readInspectEval(p string, st *InputStats) {
 		return
 	}
 	lg := &inspectLog{path: p}
-	if err := json.Unmarshal(raw, &lg.hdr); err != nil {
+	if err := json.Unmarshal(rewriteNaN(raw), &lg.hdr); err != nil {
 		l.fileErr(p, &Error{File: p, Field: hf.Name, Msg: "not a valid Inspect log header: " + err.Error()})
 		return
 	}
@@ -281,23 +313,6 @@ func inspectZipErr(p string, err error) *Error {
 	return &Error{File: p, Msg: "not a readable zip archive (a corrupt or truncated Inspect .eval log?): " + err.Error()}
 }
 
-// readZipEntry reads one archive member (at most 4 GiB).
-func readZipEntry(f *zip.File) ([]byte, error) {
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	var buf bytes.Buffer
-	if f.UncompressedSize64 > 0 && f.UncompressedSize64 < 1<<32 {
-		buf.Grow(int(f.UncompressedSize64))
-	}
-	if _, err := io.Copy(&buf, io.LimitReader(rc, 1<<32)); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // inspectSampleName parses samples/<id>_epoch_<n>.json.
 func inspectSampleName(name string) (string, int) {
 	base := strings.TrimSuffix(path.Base(name), ".json")
@@ -328,13 +343,16 @@ func lessSampleID(a, b string) bool {
 // with json.Decoder tokens.
 func (l *loader) readInspectJSON(p string, r io.Reader, st *InputStats) {
 	st.Reader = ReaderInspectJSON
-	dec := json.NewDecoder(r)
+	nr := newNaNReader(r)
+	dec := json.NewDecoder(nr)
 	lg := &inspectLog{path: p}
 	jsonErr := func(err error) {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		l.fileErr(p, &Error{File: p, Msg: fmt.Sprintf("invalid JSON at byte %d (a truncated Inspect .json log?): %v", dec.InputOffset(), err)})
+		// The offset is the file's: NaN/Infinity rewrites are taken out.
+		off := nr.rw.inputOffset(dec.InputOffset())
+		l.fileErr(p, &Error{File: p, Msg: fmt.Sprintf("invalid JSON at byte %d (a truncated Inspect .json log?): %v", off, err)})
 	}
 	tok, err := dec.Token()
 	if err != nil {
@@ -408,6 +426,8 @@ func (l *loader) readInspectJSON(p string, r io.Reader, st *InputStats) {
 			err2 = json.Unmarshal(raw, &lg.hdr.Plan)
 		case "error":
 			err2 = json.Unmarshal(raw, &lg.hdr.Error)
+		case "results":
+			err2 = json.Unmarshal(raw, &lg.hdr.Results)
 		case "samples":
 			err2 = json.Unmarshal(raw, &pending)
 		}
@@ -439,7 +459,7 @@ func looksInspectJSON(head []byte) bool {
 		head = head[:64<<10]
 	}
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	dec := json.NewDecoder(bytes.NewReader(head))
+	dec := json.NewDecoder(bytes.NewReader(rewriteNaN(head)))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return false
 	}
@@ -492,10 +512,23 @@ func (l *loader) inspectHeaderOK(lg *inspectLog) bool {
 		return false
 	}
 	ev := h.Eval
-	lg.base = firstNonEmpty(ev.RunID, ev.EvalID, ev.TaskID)
+	lg.base = firstNonEmpty(ev.EvalID, ev.TaskID, ev.RunID)
 	if lg.base == "" {
-		l.fileErr(p, &Error{File: p, Field: "eval.run_id", Msg: "missing (and no eval_id or task_id): cannot name the runs"})
+		l.fileErr(p, &Error{File: p, Field: "eval.eval_id", Msg: "missing (and no task_id or run_id): cannot name the runs"})
 		return false
+	}
+	// An eval-set retry of a failed task keeps its task_id and gets a new
+	// eval_id (inspect_ai _eval/evalset.py): both logs stay in the folder.
+	if ev.TaskID != "" && ev.EvalID != "" {
+		k := ev.TaskID + "\x00" + ev.Model
+		if prev, ok := l.inspectTasks[k]; !ok {
+			if l.inspectTasks == nil {
+				l.inspectTasks = map[string][2]string{}
+			}
+			l.inspectTasks[k] = [2]string{p, ev.EvalID}
+		} else if prev[1] != ev.EvalID {
+			l.warn(p, "the same task and model as %s (task_id %s, model %s) under another eval_id (an eval-set retry?): both logs are read, so a sample in both counts twice; remove the log you do not want", prev[0], ev.TaskID, ev.Model)
+		}
 	}
 	var chain []string
 	for _, s := range h.Plan.Steps {
@@ -580,10 +613,19 @@ func inspectValueMap(raw json.RawMessage, m map[string]float64) (float64, bool, 
 // inspectValue converts a score value as Inspect's value_to_float does.
 // ok is false for null (no value) and for values that cannot be converted
 // (bad is then true).
+//
+// NaN (the token, as Inspect writes it, or the text "nan") is a missing
+// value: f is NaN and ok and bad are false. ±Infinity cannot be converted.
 func inspectValue(raw json.RawMessage) (f float64, ok, bad bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return 0, false, false
+	}
+	if v, isSentinel := sentinelValue(raw); isSentinel {
+		if math.IsNaN(v) {
+			return v, false, false
+		}
+		return 0, false, true
 	}
 	switch raw[0] {
 	case 't':
@@ -610,8 +652,11 @@ func inspectValue(raw json.RawMessage) (f float64, ok, bad bool) {
 			return 0, true, false
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || math.IsInf(v, 0) {
+		switch {
+		case err != nil || math.IsInf(v, 0):
 			return 0, false, true
+		case math.IsNaN(v):
+			return v, false, false
 		}
 		return v, true, false
 	case '{', '[':
@@ -630,7 +675,7 @@ func inspectValue(raw json.RawMessage) (f float64, ok, bad bool) {
 func (l *loader) inspectSample(lg *inspectLog, where string, raw []byte, fileEpoch int, st *InputStats) {
 	p := lg.path
 	var s inspectSample
-	if err := json.Unmarshal(raw, &s); err != nil {
+	if err := json.Unmarshal(rewriteNaN(raw), &s); err != nil {
 		l.reject(st, &Error{File: p, Field: where, Msg: "not a valid Inspect sample: " + err.Error()}, raw)
 		return
 	}
@@ -672,31 +717,28 @@ func (l *loader) inspectSample(lg *inspectLog, where string, raw []byte, fileEpo
 		run.Scaffold = Some(lg.scaffold)
 	}
 
-	// Score: Options.Scorer, else the first scorer by name.
+	// Score: Options.Scorer, else Inspect's first scorer (inspectScorer).
 	if len(s.Scores) > 0 {
-		names := sortedKeys(s.Scores)
-		pick := names[0]
-		switch {
-		case l.opt.Scorer != "":
-			pick = l.opt.Scorer
-			if _, ok := s.Scores[pick]; !ok && !lg.scorerNote {
-				lg.scorerNote = true
-				l.warn(p, "no scorer %q in the samples (they have %s): scores are null", pick, strings.Join(names, ", "))
+		sc, key := l.inspectScorer(lg, s.Scores)
+		if v := s.Scores[sc]; v != nil {
+			val := v.Value
+			if key != "" {
+				val = nil
+				var m map[string]json.RawMessage
+				if json.Unmarshal(v.Value, &m) == nil {
+					val = m[key]
+				}
 			}
-		case len(names) > 1 && !lg.scorerNote:
-			lg.scorerNote = true
-			l.warn(p, "samples have %d scorers (%s); score is from %s, the first by name (choose with --scorer)", len(names), strings.Join(names, ", "), names[0])
-		}
-		if sc := s.Scores[pick]; sc != nil {
-			f, ok, bad := inspectValueMap(sc.Value, l.opt.ScoreMap)
-			switch {
+			switch f, ok, bad := inspectValueMap(val, l.opt.ScoreMap); {
 			case ok:
 				run.Score, run.RawScore = Some(f), Some(f)
 			case bad:
 				lg.badValues++
 				if lg.firstBadVal == "" {
-					lg.firstBadVal = truncate(string(sc.Value), 60)
+					lg.firstBadVal = truncate(string(val), 60)
 				}
+			case math.IsNaN(f):
+				lg.nanValues++
 			}
 		}
 	}
@@ -722,15 +764,15 @@ func (l *loader) inspectSample(lg *inspectLog, where string, raw []byte, fileEpo
 		have := false
 		for _, u := range s.ModelUsage {
 			switch {
-			case u.TotalTokens != nil:
-				tot += *u.TotalTokens
+			case u.TotalTokens.Valid:
+				tot += u.TotalTokens.V
 				have = true
-			case u.InputTokens != nil || u.OutputTokens != nil:
-				if u.InputTokens != nil {
-					tot += *u.InputTokens
+			case u.InputTokens.Valid || u.OutputTokens.Valid:
+				if u.InputTokens.Valid {
+					tot += u.InputTokens.V
 				}
-				if u.OutputTokens != nil {
-					tot += *u.OutputTokens
+				if u.OutputTokens.Valid {
+					tot += u.OutputTokens.V
 				}
 				have = true
 			}
@@ -765,10 +807,10 @@ func (l *loader) inspectSample(lg *inspectLog, where string, raw []byte, fileEpo
 		run.StartedAt = lg.created
 	}
 	switch {
-	case s.TotalTime != nil:
-		run.DurationS = Some(*s.TotalTime)
-	case s.WorkingTime != nil:
-		run.DurationS = Some(*s.WorkingTime)
+	case s.TotalTime.Valid:
+		run.DurationS = Some(s.TotalTime.V)
+	case s.WorkingTime.Valid:
+		run.DurationS = Some(s.WorkingTime.V)
 	}
 
 	if err := l.finishRun(&run, ReaderInspectEval); err != nil {
@@ -800,8 +842,8 @@ func (l *loader) inspectSample(lg *inspectLog, where string, raw []byte, fileEpo
 			se.ScoredAt = Some(t)
 		}
 		switch {
-		case e.WorkingStart != nil:
-			se.ElapsedS = Some(*e.WorkingStart)
+		case e.WorkingStart.Valid:
+			se.ElapsedS = Some(e.WorkingStart.V)
 		case tok && first.Valid:
 			se.ElapsedS = Some(t.Sub(first.V).Seconds())
 		}
@@ -824,6 +866,9 @@ func truncateUTF8(s string, n int) string {
 // inspectFinish warns about the log as a whole.
 func (l *loader) inspectFinish(lg *inspectLog) {
 	p, h := lg.path, &lg.hdr
+	if lg.nanValues > 0 {
+		l.warn(p, "%d samples have a NaN score (a missing score): their score is null", lg.nanValues)
+	}
 	if lg.badValues > 0 {
 		l.warn(p, "%d samples have a score value that is not a number, boolean or letter (e.g. %s): their score is null", lg.badValues, lg.firstBadVal)
 	}
@@ -861,4 +906,162 @@ func (l *loader) inspectFinish(lg *inspectLog) {
 	case why != "":
 		l.warn(p, "%s: %d samples read; the evaluation may be incomplete", why, lg.nSamples)
 	}
+}
+
+// inspectScorer chooses the score of a sample: the scorer, and the key
+// within its value when that value is a dict ("" otherwise).
+//
+// With Options.Scorer: that scorer; else, for "scorer.key", that key of
+// that scorer's dict value; else a name that results.scores lists (a key
+// of a dict-valued scorer, as Inspect reports each key as a score). Without
+// it, Inspect's own first score: results.scores[0] (its scorer, with its
+// name as the key when the value is a dict holding it); else the first of
+// eval.scorers (the task's scorers in the log's order) present in the
+// sample; else (an unfinished log of an older version) the first by name.
+// The first sample with several choices says on stderr which one is used.
+func (l *loader) inspectScorer(lg *inspectLog, scores map[string]*inspectScore) (scorer, key string) {
+	p, h := lg.path, &lg.hdr
+	type resScore struct{ Name, Scorer string }
+	var res []resScore
+	if h.Results != nil {
+		for _, r := range h.Results.Scores {
+			sc := r.Scorer
+			if sc == "" {
+				sc = r.Name
+			}
+			res = append(res, resScore{r.Name, sc})
+		}
+	}
+	keysOf := func(sc string) []string {
+		v := scores[sc]
+		if v == nil {
+			return nil
+		}
+		var m map[string]json.RawMessage
+		if t := bytes.TrimSpace(v.Value); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {
+			return nil
+		}
+		return sortedKeys(m)
+	}
+	hasKey := func(sc, k string) bool {
+		for _, x := range keysOf(sc) {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	choices := func() []string {
+		var c []string
+		for _, sc := range sortedKeys(scores) {
+			if ks := keysOf(sc); len(ks) > 0 {
+				for _, k := range ks {
+					c = append(c, sc+"."+k)
+				}
+			} else {
+				c = append(c, sc)
+			}
+		}
+		return c
+	}
+
+	if want := l.opt.Scorer; want != "" {
+		if _, ok := scores[want]; ok {
+			if ks := keysOf(want); len(ks) > 0 && !lg.scorerNote {
+				lg.scorerNote = true
+				l.warn(p, "scorer %s has a dict value (keys %s): scores are null; name a key with --scorer %s.%s", want, strings.Join(ks, ", "), want, ks[0])
+			}
+			return want, ""
+		}
+		for i := 0; i < len(want); i++ {
+			if want[i] == '.' && hasKey(want[:i], want[i+1:]) {
+				return want[:i], want[i+1:]
+			}
+		}
+		for _, r := range res {
+			if r.Name == want && hasKey(r.Scorer, want) {
+				return r.Scorer, want
+			}
+		}
+		if !lg.scorerNote {
+			lg.scorerNote = true
+			l.warn(p, "no scorer %q in the samples (they have %s): scores are null", want, strings.Join(choices(), ", "))
+		}
+		return want, ""
+	}
+
+	var why string
+	switch {
+	case len(res) > 0 && scores[res[0].Scorer] != nil:
+		scorer, why = res[0].Scorer, "the first in the log's results"
+		if hasKey(scorer, res[0].Name) {
+			key = res[0].Name
+		}
+	case len(res) > 0 && scores[res[0].Name] != nil:
+		scorer, why = res[0].Name, "the first in the log's results"
+	default:
+		for _, sc := range h.Eval.Scorers {
+			if scores[sc.Name] != nil {
+				scorer, why = sc.Name, "the task's first scorer"
+				break
+			}
+		}
+		if scorer == "" {
+			scorer, why = sortedKeys(scores)[0], "the first by name: the log lists no results or scorers"
+		}
+	}
+	if lg.scorerNote || lg.choicesSeen >= 8 {
+		return scorer, key
+	}
+	// The first samples are checked for several choices (a sample may lack
+	// a scorer another has); later ones are not, to keep the read cheap.
+	lg.choicesSeen++
+	if c := choices(); len(c) > 1 {
+		lg.scorerNote = true
+		name := scorer
+		if key != "" {
+			name += "." + key
+		}
+		l.warn(p, "samples have %d scores (%s); score is from %s, %s (choose with --scorer)", len(c), strings.Join(c, ", "), name, why)
+	}
+	return scorer, key
+}
+
+// ReaderInspectManifest names, in InputStats, an Inspect log folder's
+// manifest (logs.json, eval-set.json), which is skipped with a warning: it
+// repeats the logs' headers (logs.json, written by
+// inspect_ai.log.write_log_dir_manifest) or lists an eval set's tasks
+// (eval-set.json, written by eval_set); the runs come from the logs. It is
+// not a reader Options.Reader can name.
+const ReaderInspectManifest = "inspect-manifest"
+
+func isInspectManifestName(name string) bool {
+	return name == "logs.json" || name == "eval-set.json"
+}
+
+// looksInspectManifest reports whether head starts a JSON object: a
+// logs.json (log file name → header) or eval-set.json ({eval_set_id,
+// tasks}). Other files of those names are read as any other input.
+func looksInspectManifest(head []byte) bool {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	dec := json.NewDecoder(bytes.NewReader(rewriteNaN(head)))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return false
+	}
+	if tok == json.Delim('}') {
+		return true // an empty logs.json
+	}
+	key, _ := tok.(string)
+	return key == "eval_set_id" || key == "tasks" || strings.HasSuffix(key, ".eval") || strings.HasSuffix(key, ".json")
+}
+
+func inspectManifestNote(name string) string {
+	if name == "eval-set.json" {
+		return "an Inspect eval-set manifest (the set's tasks and models): skipped; the runs are read from the logs in the folder"
+	}
+	return "an Inspect log-folder manifest (the headers of the folder's logs): skipped; the runs are read from the logs themselves"
 }

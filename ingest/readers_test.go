@@ -878,6 +878,31 @@ func TestGenericMapColumnWithoutSetter(t *testing.T) {
 	}
 }
 
+// TestGenericBoolScore: a boolean column mapped to the score (SWE-bench's
+// is_resolved: --map score=is_resolved) reads true/false as 1/0, in JSON
+// Lines and in CSV (pandas writes True/False); before, "want number, got
+// bool". The expected scores are the booleans written here. Text that is
+// neither a number nor a boolean is still refused.
+func TestGenericBoolScore(t *testing.T) {
+	mapping := map[string]string{"score": "is_resolved"}
+	js := writeTemp(t, "swe.jsonl", `{"run_id":"r1","task_id":"django__django-11099","agent":"a","is_resolved":true}`+"\n"+
+		`{"run_id":"r2","task_id":"django__django-11133","agent":"a","is_resolved":false}`+"\n")
+	cs := writeTemp(t, "swe.csv", "run_id,task_id,agent,is_resolved\nc1,t1,a,True\nc2,t2,a,false\nc3,t3,a,1\n")
+	ds := loadOK(t, []string{js, cs}, Options{Map: mapping, Benchmark: "swe-bench"})
+	want := map[string]float64{"r1": 1, "r2": 0, "c1": 1, "c2": 0, "c3": 1}
+	if len(ds.Runs) != len(want) {
+		t.Fatalf("%d runs, want %d", len(ds.Runs), len(want))
+	}
+	for _, r := range ds.Runs {
+		if !r.Score.Valid || r.Score.V != want[r.RunID] {
+			t.Errorf("run %s: score %v, want %v", r.RunID, r.Score, want[r.RunID])
+		}
+	}
+	bad := writeTemp(t, "bad.csv", "run_id,task_id,agent,is_resolved\nc1,t1,a,yes\n")
+	ds = load(t, []string{bad}, Options{Map: mapping, Benchmark: "swe-bench"})
+	checkError(t, ds, bad, 2, "is_resolved", `want number, got "yes"`)
+}
+
 // ---------------------------------------------------------------------------
 // 7. the real METR files
 

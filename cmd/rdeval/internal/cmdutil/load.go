@@ -42,7 +42,7 @@ func AddInputFlags(cmd *cobra.Command, f *InputFlags, where bool) {
 	fl.StringVar(&f.Reader, "reader", "", "force a reader instead of detecting one ("+strings.Join(ingest.Readers, ", ")+")")
 	fl.StringVar(&f.RunID, "run-id", "", "score.log input: the run id (default: the name of the file's folder)")
 	fl.BoolVar(&f.Strict, "strict", false, "a task missing from its benchmark's catalog is an error")
-	fl.StringVar(&f.Scorer, "scorer", "", "Inspect logs: the scorer whose value is the score (default: the first by name); Harbor jobs: the reward key that is the score (default: the only one, else \"reward\")")
+	fl.StringVar(&f.Scorer, "scorer", "", "Inspect logs: the score to use: a scorer, or scorer.key for a key of a dict-valued score (default: the first in the log's results, as Inspect reports it; stderr names it); Harbor jobs: the reward key that is the score (default: the only one, else \"reward\")")
 	fl.StringVar(&f.TaskIDFrom, "task-id-from", "task/sample", "Inspect logs: task id from task/sample, sample or task")
 	fl.StringSliceVar(&f.ScoreMap, "score-map", nil, "Inspect logs: text score values as numbers, e.g. --score-map C=1,P=0.5,I=0")
 	fl.BoolVar(&f.Demo, "demo", false, "read the embedded demo study (synthetic RE-Bench and RExBench runs) instead of PATH")
