@@ -44,6 +44,10 @@ type Rejected struct {
 	Line  int    `json:"line"`
 	Error string `json:"error"`
 	Text  string `json:"text"` // the raw record (invalid UTF-8 replaced by U+FFFD; cut at 1 MiB)
+	// Input says the whole input was rejected (unreadable, of no known
+	// format), or the rest of it from Line on (a truncated gzip stream):
+	// Text is then empty.
+	Input bool `json:"input,omitempty"`
 }
 
 // Warning is a caveat about the data that does not reject anything, e.g.

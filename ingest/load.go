@@ -51,6 +51,10 @@ type InputStats struct {
 	RowsRead     int    `json:"rows_read"`
 	RowsKept     int    `json:"rows_kept"`
 	RowsRejected int    `json:"rows_rejected"`
+	// Error is the first error that rejected the file as a whole, or the
+	// rest of it from some line on (a truncated gzip stream); "" when the
+	// whole file was read.
+	Error string `json:"error,omitempty"`
 }
 
 // Dataset is what Load returns: the three tables as Go values, with the
@@ -115,6 +119,7 @@ type loader struct {
 	// inspectTasks: Inspect task_id + model → the first log read with them
 	// (inspectHeaderOK warns about a second log of the same task).
 	inspectTasks map[string][2]string
+	fileErrs     map[string]string // path → its first whole-file error, until loadFile records it in the file's InputStats
 }
 
 // setHumanRef records METR's human score for a task; the last one read
@@ -206,9 +211,10 @@ func Load(paths []string, opt Options) (*Dataset, error) {
 		l.cat = BuiltinCatalog()
 	}
 	for _, p := range paths {
-		files, err := expandInput(l.opt.FS, p)
+		files, skipped, err := expandInput(l.opt.FS, p)
+		l.ds.Warnings = append(l.ds.Warnings, skipped...)
 		if err != nil {
-			l.fileErr(p, err)
+			l.inputErr(p, err)
 			continue
 		}
 		for _, f := range files {
@@ -242,8 +248,13 @@ func validReader(r string) bool {
 
 // expandInput lists the input files under a folder (sorted), or the path
 // itself. Inside folders, hidden files and rdeval's own outputs
-// (manifest.json, rejected.jsonl) are skipped.
-func expandInput(fsys fs.FS, p string) ([]string, error) {
+// (manifest.json, rejected.jsonl) are skipped, and so is anything that is
+// not a regular file (a FIFO would block the read, a device never ends)
+// and any symbolic link whose target is not a regular file inside the
+// folder (a link to ~/.ssh/id_rsa must not be read, nor its first line
+// quoted in an error): each of those is returned as a warning. A path
+// given by name is read whatever it is (`rdeval ingest <(zcat x.gz)`).
+func expandInput(fsys fs.FS, p string) (files []string, skipped []Warning, err error) {
 	stat, walk := os.Stat, filepath.WalkDir
 	if fsys != nil {
 		stat = func(name string) (fs.FileInfo, error) { return fs.Stat(fsys, name) }
@@ -251,10 +262,27 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 	}
 	fi, err := stat(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.IsDir() {
-		return []string{p}, nil
+		return []string{p}, nil, nil
+	}
+	// The folder's real path, for links (resolved lazily: most folders have none).
+	var root string
+	inside := func(path string) (string, bool) {
+		if root == "" {
+			r, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return "", false
+			}
+			root = r
+		}
+		t, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", false
+		}
+		rel, err := filepath.Rel(root, t)
+		return t, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	}
 	var out []string
 	err = walk(p, func(path string, d fs.DirEntry, err error) error {
@@ -262,6 +290,25 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 			return err
 		}
 		name := d.Name()
+		if !d.IsDir() && !d.Type().IsRegular() && !strings.HasPrefix(name, ".") {
+			if d.Type()&fs.ModeSymlink == 0 || fsys != nil {
+				skipped = append(skipped, Warning{File: path, Msg: fmt.Sprintf("skipped: not a regular file (%s)", fileKind(d.Type()))})
+				return nil
+			}
+			target, ok := inside(path)
+			if !ok {
+				skipped = append(skipped, Warning{File: path, Msg: "skipped: a symbolic link that leads out of the input folder (or nowhere); name the target itself to read it"})
+				return nil
+			}
+			if tfi, err := os.Stat(target); err != nil || !tfi.Mode().IsRegular() {
+				kind := "missing"
+				if err == nil {
+					kind = fileKind(tfi.Mode().Type())
+				}
+				skipped = append(skipped, Warning{File: path, Msg: fmt.Sprintf("skipped: a symbolic link to something that is not a regular file (%s)", kind)})
+				return nil
+			}
+		}
 		// In a run folder of `rdeval execute` (RUNDIR/manifest.json and
 		// RUNDIR/runs/<run_id>/), only runs/<run_id>/result.json is an input:
 		// the journal, kept files and work trees are not.
@@ -325,7 +372,24 @@ func expandInput(fsys fs.FS, p string) ([]string, error) {
 		err = errors.New("folder holds no input files (*.jsonl, *.csv, score.log, *.parquet, *.arrow, Inspect *.eval/*.json logs, Harbor jobs, terminal-bench runs, optionally .gz)")
 	}
 	sort.Strings(out)
-	return out, err
+	return out, skipped, err
+}
+
+// fileKind names a file type for a "skipped" note.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeDir != 0:
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "mode " + m.String()
 }
 
 func (l *loader) fileErr(path string, err error) {
@@ -339,6 +403,23 @@ func (l *loader) fileErr(path string, err error) {
 		e = &Error{File: path, Msg: msg}
 	}
 	l.ds.Errors = append(l.ds.Errors, e)
+	// With --skip-bad the file (or what was left of it) is lost: say so in
+	// rejected.jsonl and, through fileErrs, in the manifest's input entry.
+	l.ds.Rejected = append(l.ds.Rejected, Rejected{File: e.File, Line: e.Line, Error: e.Error(), Input: true})
+	if l.fileErrs == nil {
+		l.fileErrs = map[string]string{}
+	}
+	if _, ok := l.fileErrs[path]; !ok {
+		l.fileErrs[path] = e.Error()
+	}
+}
+
+// inputErr records an input that could not be opened at all: an error,
+// and an entry in Dataset.Inputs that holds it (with no checksum).
+func (l *loader) inputErr(path string, err error) {
+	l.fileErr(path, err)
+	l.ds.Inputs = append(l.ds.Inputs, InputStats{Path: path, Reader: "none", Error: l.fileErrs[path]})
+	delete(l.fileErrs, path)
 }
 
 func (l *loader) warn(file, format string, args ...any) {
@@ -372,13 +453,17 @@ func (l *loader) loadFile(path string) {
 		s, err = openSource(path)
 	}
 	if err != nil {
-		l.fileErr(path, err)
+		l.inputErr(path, err)
 		return
 	}
 	defer s.Close()
 	st := InputStats{Path: path, Gzip: s.isGzip, Reader: "none"}
 	defer func() {
 		st.SHA256, st.Bytes = s.finish()
+		if msg, ok := l.fileErrs[path]; ok {
+			st.Error = msg
+			delete(l.fileErrs, path)
+		}
 		l.ds.Inputs = append(l.ds.Inputs, st)
 	}()
 

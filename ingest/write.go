@@ -40,15 +40,16 @@ type OutputFile struct {
 
 // Manifest is DIR/manifest.json: what was read, what was written, and how.
 type Manifest struct {
-	RdevalVersion string       `json:"rdeval_version"`
-	SchemaVersion string       `json:"schema_version"`
-	Args          []string     `json:"args,omitempty"`
-	Format        string       `json:"format"`
-	Inputs        []InputStats `json:"inputs"`
-	Outputs       []OutputFile `json:"outputs"`
-	RowsRejected  int          `json:"rows_rejected"`
-	RejectedFile  string       `json:"rejected_file,omitempty"`
-	Warnings      []Warning    `json:"warnings"`
+	RdevalVersion  string       `json:"rdeval_version"`
+	SchemaVersion  string       `json:"schema_version"`
+	Args           []string     `json:"args,omitempty"`
+	Format         string       `json:"format"`
+	Inputs         []InputStats `json:"inputs"`
+	Outputs        []OutputFile `json:"outputs"`
+	RowsRejected   int          `json:"rows_rejected"`   // records rejected (not counting InputsRejected)
+	InputsRejected int          `json:"inputs_rejected"` // inputs rejected as a whole or cut short (InputStats.Error)
+	RejectedFile   string       `json:"rejected_file,omitempty"`
+	Warnings       []Warning    `json:"warnings"`
 }
 
 // WriteDataset writes ds into dir as runs, score_log (when there are
@@ -70,7 +71,17 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		return nil, err
 	}
 	m := &Manifest{RdevalVersion: opt.Version, SchemaVersion: SchemaVersion, Args: opt.Args,
-		Format: opt.Format, Inputs: ds.Inputs, Warnings: ds.Warnings, RowsRejected: len(ds.Rejected)}
+		Format: opt.Format, Inputs: ds.Inputs, Warnings: ds.Warnings}
+	for _, r := range ds.Rejected {
+		if !r.Input {
+			m.RowsRejected++
+		}
+	}
+	for _, in := range ds.Inputs {
+		if in.Error != "" {
+			m.InputsRejected++
+		}
+	}
 	if m.Inputs == nil {
 		m.Inputs = []InputStats{}
 	}

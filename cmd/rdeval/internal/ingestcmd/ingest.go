@@ -93,6 +93,9 @@ func Run(opts *Options) error {
 	}
 	w := opts.IO.ErrOut
 	for _, in := range ds.Inputs {
+		if in.SHA256 == "" {
+			continue // never opened: its error says why
+		}
 		fmt.Fprintf(w, "read %s (%s): %s, %d kept, %d rejected\n", in.Path, in.Reader, records(in.RowsRead), in.RowsKept, in.RowsRejected)
 	}
 	for _, wn := range ds.Warnings {
@@ -117,7 +120,11 @@ func Run(opts *Options) error {
 		fmt.Fprintf(w, "wrote %s (%d rows)\n", filepath.Join(opts.OutDir, o.Path), o.Rows)
 	}
 	if m.RejectedFile != "" {
-		fmt.Fprintf(w, "wrote %s (%d rejected)\n", filepath.Join(opts.OutDir, m.RejectedFile), m.RowsRejected)
+		what := fmt.Sprintf("%d rejected", m.RowsRejected)
+		if m.InputsRejected > 0 {
+			what = fmt.Sprintf("%s and %s rejected", records(m.RowsRejected), inputs(m.InputsRejected))
+		}
+		fmt.Fprintf(w, "wrote %s (%s)\n", filepath.Join(opts.OutDir, m.RejectedFile), what)
 	}
 	fmt.Fprintf(w, "wrote %s\n", filepath.Join(opts.OutDir, "manifest.json"))
 	return nil
@@ -129,4 +136,12 @@ func records(n int) string {
 		return "1 record"
 	}
 	return fmt.Sprintf("%d records", n)
+}
+
+// inputs is "1 input" or "N inputs".
+func inputs(n int) string {
+	if n == 1 {
+		return "1 input"
+	}
+	return fmt.Sprintf("%d inputs", n)
 }

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+)
+
+// hostileLine is a good METR runs record (testdata/bad/gen_hostile.py's METR).
+const hostileLine = `{"run_id":"%s","task_id":"ai_rd_fix_embedding/main","task_family":"ai_rd_fix_embedding","alias":"Agent A","model":"m-a","score":0.5,"score_binarized":0,"time_limit":1800,"started_at":1734070031112,"completed_at":1734071923976,"fatal_error_from":"usageLimits","human_minutes":556.6,"human_score":1.045,"human_source":"baseline","dollar_equivalent":null,"total_tokens":null,"equal_task_weight":0.5,"invsqrt_task_weight":0.5}` + "\n"
+
+// runIngest runs `rdeval ARGS` in dir and returns the golden text and exit
+// code; it fails the test when the command takes more than 20 s (a FIFO
+// read blocks forever).
+func runIngest(t *testing.T, dir string, args ...string) (string, int) {
+	t.Helper()
+	t.Chdir(dir)
+	io, _, stderr := iostreams.Test()
+	done := make(chan int, 1)
+	go func() { done <- Main(args, io) }()
+	select {
+	case code := <-done:
+		return fmt.Sprintf("$ rdeval %s\nexit %d\n%s", strings.Join(args, " "), code, stderr.String()), code
+	case <-time.After(20 * time.Second):
+		t.Fatalf("rdeval %s: still running after 20 s", strings.Join(args, " "))
+		return "", 0
+	}
+}
+
+// TestHostileFolder: an input folder holding a FIFO, a link out of the
+// folder (to a "secret") and a link to a folder is read without blocking;
+// each of those is skipped with a warning, and the secret's content
+// appears nowhere.
+func TestHostileFolder(t *testing.T) {
+	corpus, _ := filepath.Abs(badDir)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	os.Mkdir(in, 0o755)
+	os.WriteFile(filepath.Join(in, "good.jsonl"), []byte(fmt.Sprintf(hostileLine, "r1")), 0o644)
+	os.WriteFile(filepath.Join(in, "inner.jsonl"), []byte(fmt.Sprintf(hostileLine, "r2")), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("TOPSECRET-KEY-MATERIAL\n"), 0o600)
+	if err := syscall.Mkfifo(filepath.Join(in, "pipe.jsonl"), 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	for link, target := range map[string]string{
+		"secret.jsonl": "../secret.txt", // out of the folder
+		"abs.jsonl":    filepath.Join(dir, "secret.txt"),
+		"same.jsonl":   "inner.jsonl",      // inside: read (a duplicate of r2, dropped as identical)
+		"sub.jsonl":    ".",                // a folder
+		"dangling.csv": "nothing-here.csv", // missing
+	} {
+		if err := os.Symlink(target, filepath.Join(in, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, code := runIngest(t, dir, "ingest", "in", "-o", "out")
+	checkGolden(t, filepath.Join(corpus, "hostile_folder.golden"), got)
+	if code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if strings.Contains(got, "TOPSECRET") {
+		t.Errorf("the secret's content was printed")
+	}
+	man, _ := os.ReadFile(filepath.Join(dir, "out", "manifest.json"))
+	if strings.Contains(string(man), "secret.txt") || strings.Contains(string(man), "TOPSECRET") {
+		t.Errorf("manifest names the secret: %s", man)
+	}
+}
+
+// TestSkipBadWholeFiles: with --skip-bad, inputs lost as a whole (a
+// truncated .eval, a .gz whose checksum fails) are in rejected.jsonl, in
+// the manifest (inputs_rejected, and the input's error) and in the
+// summary line, beside the good file's records.
+func TestSkipBadWholeFiles(t *testing.T) {
+	corpus, _ := filepath.Abs(badDir)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	os.Mkdir(in, 0o755)
+	ents, _ := os.ReadDir(filepath.Join(corpus, "skip_bad_files"))
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(corpus, "skip_bad_files", e.Name()))
+		os.WriteFile(filepath.Join(in, e.Name()), b, 0o644)
+	}
+	got, code := runIngest(t, dir, "ingest", "in", "-o", "out", "--skip-bad")
+	checkGolden(t, filepath.Join(corpus, "skip_bad_files.golden"), got)
+	if code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	rej, _ := os.ReadFile(filepath.Join(dir, "out", "rejected.jsonl"))
+	for _, f := range []string{"truncated.eval", "corrupt.jsonl.gz"} {
+		if !strings.Contains(string(rej), `"file":"in/`+f+`"`) {
+			t.Errorf("rejected.jsonl has no entry for %s:\n%s", f, rej)
+		}
+	}
+	man, _ := os.ReadFile(filepath.Join(dir, "out", "manifest.json"))
+	if !strings.Contains(string(man), `"inputs_rejected": 2`) || strings.Count(string(man), `"error": `) != 2 {
+		t.Errorf("manifest:\n%s", man)
+	}
+}

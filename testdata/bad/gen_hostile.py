@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+"""Writes the hostile-input cases of testdata/bad (GitHub issue 26).
+
+Run from anywhere: /usr/bin/python3 testdata/bad/gen_hostile.py
+Standard library only; the output is deterministic (fixed gzip mtime,
+fixed zip timestamps). Cases that need a FIFO or a symbolic link are
+made by the test itself (cmd/rdeval/internal/cli/badinput_test.go), as
+git keeps neither well.
+"""
+import gzip
+import io
+import os
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+METR = ('{"run_id":"%s","task_id":"ai_rd_fix_embedding/main","task_family":"ai_rd_fix_embedding",'
+        '"alias":"Agent A","model":"m-a","score":0.5,"score_binarized":0,"time_limit":1800,'
+        '"started_at":1734070031112,"completed_at":1734071923976,"fatal_error_from":"usageLimits",'
+        '"human_minutes":556.6,"human_score":1.045,"human_source":"baseline","dollar_equivalent":null,'
+        '"total_tokens":null,"equal_task_weight":0.5,"invsqrt_task_weight":0.5}')
+
+
+def write(rel, data):
+    path = os.path.join(HERE, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def gz(data):
+    b = io.BytesIO()
+    with gzip.GzipFile(fileobj=b, mode="wb", mtime=0, filename="") as f:
+        f.write(data)
+    return b.getvalue()
+
+
+# --skip-bad beside whole files that are lost: a truncated Inspect .eval
+# (a zip cut in half) and a .gz whose CRC does not match.
+write("skip_bad_files/good.jsonl", ("\n".join(METR % r for r in ("r1", "r2")) + "\n").encode())
+z = io.BytesIO()
+with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+    info = zipfile.ZipInfo("header.json", date_time=(2025, 1, 1, 0, 0, 0))
+    zf.writestr(info, '{"version":2,"status":"success","eval":{"run_id":"e1","task":"t"}}' + " " * 400)
+zb = z.getvalue()
+write("skip_bad_files/truncated.eval", zb[: len(zb) // 2])
+g = bytearray(gz((METR % "r3" + "\n").encode()))
+g[-8] ^= 0xFF  # the CRC-32 in the trailer
+write("skip_bad_files/corrupt.jsonl.gz", bytes(g))
