@@ -31,38 +31,64 @@ func WriteAtomic(path string, opt AtomicOptions, fill func(io.Writer) error) (sh
 			return "", err
 		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, sha, err := writeTempFile(path, fill)
 	if err != nil {
 		return "", err
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	h := sha256.New()
-	if err := fill(io.MultiWriter(tmp, h)); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	defer os.Remove(tmp) // no-op after the rename
+	if err := os.Rename(tmp, path); err != nil {
 		return "", err
 	}
 	if opt.SyncDir {
-		// Best effort: some file systems refuse to sync a folder; the
-		// file's own bytes are synced either way.
-		if d, err := os.Open(dir); err == nil {
-			d.Sync()
-			d.Close()
-		}
+		syncDir(dir)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sha, nil
+}
+
+// writeTempFile writes through fill into a new temporary file beside path
+// (".NAME.tmp-*"), synced and of mode 0644, and returns its name and the
+// SHA-256 (hex) of its bytes; on error it removes the file. The caller
+// renames it over path (or removes it).
+func writeTempFile(path string, fill func(io.Writer) error) (name, sha string, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix(filepath.Base(path))+"*")
+	if err != nil {
+		return "", "", err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	h := sha256.New()
+	if err := fill(io.MultiWriter(tmp, h)); err != nil {
+		tmp.Close()
+		return "", "", err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return "", "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", "", err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return "", "", err
+	}
+	return tmp.Name(), hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// tempPrefix is how the temporary files of WriteAtomic for a file named
+// base begin.
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// syncDir syncs a folder, so that renames in it survive a crash. Best
+// effort: some file systems refuse to sync a folder; the files' own bytes
+// are synced either way.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }
 
 // WriteFileAtomic is WriteAtomic of the bytes b.

@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -119,7 +121,8 @@ type loader struct {
 	// inspectTasks: Inspect task_id + model → the first log read with them
 	// (inspectHeaderOK warns about a second log of the same task).
 	inspectTasks map[string][2]string
-	fileErrs     map[string]string // path → its first whole-file error, until loadFile records it in the file's InputStats
+	listed       map[string]*listedOutput // tables that manifests list, by path (verifyManifest)
+	fileErrs     map[string]string        // path → its first whole-file error, until loadFile records it in the file's InputStats
 }
 
 // setHumanRef records METR's human score for a task; the last one read
@@ -211,7 +214,7 @@ func Load(paths []string, opt Options) (*Dataset, error) {
 		l.cat = BuiltinCatalog()
 	}
 	for _, p := range paths {
-		files, skipped, err := expandInput(l.opt.FS, p)
+		files, skipped, err := expandInput(l.opt.FS, p, l.listed)
 		l.ds.Warnings = append(l.ds.Warnings, skipped...)
 		if err != nil {
 			l.inputErr(p, err)
@@ -221,13 +224,14 @@ func Load(paths []string, opt Options) (*Dataset, error) {
 			l.loadFile(f)
 		}
 	}
+	l.missingOutputs()
 	l.finish()
 	return l.ds, nil
 }
 
 // newLoader returns a loader with an empty dataset.
 func newLoader(opt Options) *loader {
-	l := &loader{opt: opt, ds: &Dataset{}, humanRef: map[string]float64{}}
+	l := &loader{opt: opt, ds: &Dataset{}, humanRef: map[string]float64{}, listed: map[string]*listedOutput{}}
 	l.runIndex = newRunIDIndex(func(i int) string {
 		if st := l.ds.runStore; st != nil {
 			return st.ids[i]
@@ -254,7 +258,10 @@ func validReader(r string) bool {
 // folder (a link to ~/.ssh/id_rsa must not be read, nor its first line
 // quoted in an error): each of those is returned as a warning. A path
 // given by name is read whatever it is (`rdeval ingest <(zcat x.gz)`).
-func expandInput(fsys fs.FS, p string) (files []string, skipped []Warning, err error) {
+//
+// Each manifest.json that rdeval ingest wrote, in a folder walked or beside
+// a table named, adds its outputs to listed (verifyManifest).
+func expandInput(fsys fs.FS, p string, listed map[string]*listedOutput) (files []string, skipped []Warning, err error) {
 	stat, walk := os.Stat, filepath.WalkDir
 	if fsys != nil {
 		stat = func(name string) (fs.FileInfo, error) { return fs.Stat(fsys, name) }
@@ -265,6 +272,13 @@ func expandInput(fsys fs.FS, p string) (files []string, skipped []Warning, err e
 		return nil, nil, err
 	}
 	if !fi.IsDir() {
+		if m := readManifest(fsys, filepath.Join(filepath.Dir(p), "manifest.json")); m != nil {
+			for _, o := range m.Outputs {
+				if path := filepath.Join(filepath.Dir(p), o.Path); path == filepath.Clean(p) {
+					listed[path] = &listedOutput{sha: o.SHA256, manifest: filepath.Join(filepath.Dir(p), "manifest.json"), seen: true}
+				}
+			}
+		}
 		return []string{p}, nil, nil
 	}
 	// The folder's real path, for links (resolved lazily: most folders have none).
@@ -332,7 +346,15 @@ func expandInput(fsys fs.FS, p string) (files []string, skipped []Warning, err e
 			}
 			return nil
 		}
-		if strings.HasPrefix(name, ".") || name == "manifest.json" || name == "rejected.jsonl" {
+		if name == "manifest.json" {
+			if m := readManifest(fsys, path); m != nil {
+				for _, o := range m.Outputs {
+					listed[filepath.Join(filepath.Dir(path), o.Path)] = &listedOutput{sha: o.SHA256, manifest: path}
+				}
+			}
+			return nil
+		}
+		if strings.HasPrefix(name, ".") || name == "rejected.jsonl" {
 			return nil
 		}
 		if name == "journal.jsonl" && isRunDir(filepath.Dir(path)) {
@@ -373,6 +395,67 @@ func expandInput(fsys fs.FS, p string) (files []string, skipped []Warning, err e
 	}
 	sort.Strings(out)
 	return out, skipped, err
+}
+
+// listedOutput is a table that a manifest.json of rdeval ingest lists.
+type listedOutput struct {
+	sha      string // its SHA-256, hex
+	manifest string // the manifest's path
+	seen     bool   // the file was found (or named) as an input
+	checked  bool   // its checksum was compared (and a mismatch reported)
+}
+
+// readManifest reads path as a manifest.json of rdeval ingest; nil when it
+// is missing or is some other manifest (e.g. of rdeval execute).
+func readManifest(fsys fs.FS, path string) *Manifest {
+	var b []byte
+	var err error
+	if fsys != nil {
+		b, err = fs.ReadFile(fsys, path)
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil
+	}
+	var m Manifest
+	if json.Unmarshal(b, &m) != nil || m.SchemaVersion == "" {
+		return nil
+	}
+	return &m
+}
+
+// verifyManifest compares the SHA-256 of a table a manifest lists (sum,
+// of the whole file) with the manifest's, and records an error when they
+// differ: the output set was written by two different ingests (one was
+// killed between renames), or a file was replaced by hand. It reports
+// whether the file may be read.
+func (l *loader) verifyManifest(path, sum string) bool {
+	o := l.listed[filepath.Clean(path)]
+	if o == nil || o.checked {
+		return true
+	}
+	o.checked = true
+	if sum == o.sha {
+		return true
+	}
+	l.fileErr(path, &Error{File: path, Msg: fmt.Sprintf("does not match %s (sha256 %.12s…, listed %.12s…): the folder mixes the outputs of two ingests (one interrupted?) or the file was replaced; ingest again", o.manifest, sum, o.sha)})
+	return false
+}
+
+// missingOutputs records an error for each table a manifest lists that is
+// not in its folder.
+func (l *loader) missingOutputs() {
+	paths := make([]string, 0, len(l.listed))
+	for p, o := range l.listed {
+		if !o.seen {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		l.fileErr(p, &Error{File: p, Msg: fmt.Sprintf("listed in %s but missing: the folder is incomplete (an interrupted ingest?); ingest again", l.listed[p].manifest)})
+	}
 }
 
 // fileKind names a file type for a "skipped" note.
@@ -437,6 +520,9 @@ func (l *loader) reject(st *InputStats, e *Error, text []byte) {
 }
 
 func (l *loader) loadFile(path string) {
+	if o := l.listed[filepath.Clean(path)]; o != nil {
+		o.seen = true
+	}
 	var s *source
 	var err error
 	if l.opt.FS != nil {
@@ -460,6 +546,7 @@ func (l *loader) loadFile(path string) {
 	st := InputStats{Path: path, Gzip: s.isGzip, Reader: "none"}
 	defer func() {
 		st.SHA256, st.Bytes = s.finish()
+		l.verifyManifest(path, st.SHA256)
 		if msg, ok := l.fileErrs[path]; ok {
 			st.Error = msg
 			delete(l.fileErrs, path)
@@ -594,6 +681,14 @@ func (l *loader) readTableFile(s *source, st *InputStats, read func(*os.File, in
 	if err != nil {
 		l.fileErr(s.path, err)
 		return
+	}
+	if o := l.listed[filepath.Clean(s.path)]; o != nil {
+		// Hashed before it is parsed, so a table that does not belong to
+		// its manifest adds nothing; finish then has nothing left to hash.
+		io.Copy(io.Discard, s.raw)
+		if !l.verifyManifest(s.path, hex.EncodeToString(s.sum.Sum(nil))) {
+			return
+		}
 	}
 	sink := &tableSink{}
 	if err := read(s.file, fi.Size(), sink); err != nil {

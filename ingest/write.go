@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -53,9 +55,12 @@ type Manifest struct {
 }
 
 // WriteDataset writes ds into dir as runs, score_log (when there are
-// entries) and tasks tables plus manifest.json. Each file is written to a
-// temporary name in dir and renamed into place, so a crash never leaves a
-// half-written file. With errors in ds and !opt.SkipBad it writes nothing and
+// entries) and tasks tables plus manifest.json. The whole set is written
+// to temporary names in dir first and then renamed into place, manifest
+// first, so a crash never leaves a half-written file, and a crash between
+// two renames leaves tables that the manifest's checksums do not match,
+// which Load refuses. Temporary files left by an earlier interrupted write
+// are removed. With errors in ds and !opt.SkipBad it writes nothing and
 // returns ds.Err().
 func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) {
 	if len(ds.Errors) > 0 && !opt.SkipBad {
@@ -117,14 +122,26 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 			func() arrow.RecordBatch { return TasksRecord(ds.Tasks, opt.Version) },
 			perColumn(func(ci, lo, hi int) arrow.Array { return taskCols[ci].parquetArray(TableTasks, ds.Tasks[lo:hi]) })},
 	}
+	// The whole set is written to temporary files first; only then is
+	// anything renamed into place (commitOutputs), so an error or a kill
+	// before that leaves dir as it was, with at most stray temporary files
+	// (removed by the next WriteDataset into dir).
+	removeStaleTemps(dir)
+	var pending []pendingFile
+	defer func() {
+		for _, p := range pending {
+			os.Remove(p.tmp) // no-op once renamed
+		}
+	}()
 	for _, t := range tables {
 		name := t.name + ext
 		if t.name == TableScoreLog && t.rows == 0 {
-			// No score log: remove a stale one from an earlier ingest into dir.
-			os.Remove(filepath.Join(dir, name))
+			// No score log: a stale one from an earlier ingest into dir is removed.
+			pending = append(pending, pendingFile{final: filepath.Join(dir, name)})
 			continue
 		}
-		sum, err := WriteAtomic(filepath.Join(dir, name), AtomicOptions{}, func(w io.Writer) error {
+		final := filepath.Join(dir, name)
+		tmp, sum, err := writeTempFile(final, func(w io.Writer) error {
 			if opt.Format == FormatArrow {
 				rec := t.rec()
 				defer rec.Release()
@@ -133,13 +150,15 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 			return writeParquetColumns(w, t.schema, t.rows, t.group, opt.Version)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
+			return nil, fmt.Errorf("writing %s: %w", final, err)
 		}
+		pending = append(pending, pendingFile{tmp: tmp, final: final})
 		m.Outputs = append(m.Outputs, OutputFile{Table: t.name, Path: name, Rows: t.rows, SHA256: sum})
 	}
 	rejPath := filepath.Join(dir, "rejected.jsonl")
+	rej := pendingFile{final: rejPath}
 	if len(ds.Rejected) > 0 {
-		_, err := WriteAtomic(rejPath, AtomicOptions{}, func(w io.Writer) error {
+		tmp, _, err := writeTempFile(rejPath, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			for _, r := range ds.Rejected {
 				if err := enc.Encode(r); err != nil {
@@ -151,11 +170,11 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		if err != nil {
 			return nil, err
 		}
+		rej.tmp = tmp
 		m.RejectedFile = "rejected.jsonl"
-	} else {
-		os.Remove(rejPath)
 	}
-	_, err := WriteAtomic(filepath.Join(dir, "manifest.json"), AtomicOptions{}, func(w io.Writer) error {
+	manPath := filepath.Join(dir, "manifest.json")
+	tmp, _, err := writeTempFile(manPath, func(w io.Writer) error {
 		b, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {
 			return err
@@ -163,7 +182,83 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		_, err = w.Write(append(b, '\n'))
 		return err
 	})
-	return m, err
+	if err != nil {
+		return nil, err
+	}
+	// The manifest goes first, then the tables: a kill between two renames
+	// leaves a manifest whose checksums some table does not match (or whose
+	// table is missing), which Load refuses (verifyManifest). A table
+	// renamed before its manifest could leave a first ingest's tables with
+	// no manifest to check them against.
+	pending = append([]pendingFile{rej, {tmp: tmp, final: manPath}}, pending...)
+	if err := commitOutputs(dir, pending); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// pendingFile is an output written to tmp, to be renamed to final; with
+// no tmp, final is removed (an output of an earlier write that this one
+// does not have).
+type pendingFile struct{ tmp, final string }
+
+// commitHook, when set (by tests), is called before each step of
+// commitOutputs with the final name; an error stops there, as a kill
+// would.
+var commitHook func(final string) error
+
+// commitOutputs renames the pending files into place, in order, then
+// syncs dir.
+func commitOutputs(dir string, pending []pendingFile) error {
+	// Stale outputs go first: with the old manifest still in place, a
+	// removed table is missing from it.
+	for _, p := range pending {
+		if p.tmp == "" {
+			if commitHook != nil {
+				if err := commitHook(p.final); err != nil {
+					return err
+				}
+			}
+			if err := os.Remove(p.final); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	for _, p := range pending {
+		if p.tmp == "" {
+			continue
+		}
+		if commitHook != nil {
+			if err := commitHook(p.final); err != nil {
+				return err
+			}
+		}
+		if err := os.Rename(p.tmp, p.final); err != nil {
+			return fmt.Errorf("writing %s: %w", p.final, err)
+		}
+	}
+	syncDir(dir)
+	return nil
+}
+
+// removeStaleTemps removes the temporary files an interrupted WriteDataset
+// (kill -9) left in dir: ".NAME.tmp-*" for each name it writes.
+func removeStaleTemps(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	names := []string{"manifest.json", "rejected.jsonl"}
+	for _, t := range []string{TableRuns, TableScoreLog, TableTasks} {
+		names = append(names, t+"."+FormatParquet, t+"."+FormatArrow)
+	}
+	for _, e := range ents {
+		for _, n := range names {
+			if e.Type().IsRegular() && strings.HasPrefix(e.Name(), tempPrefix(n)) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
 }
 
 // WriteTableFile writes one record batch to path (format by opt.Format) atomically.
