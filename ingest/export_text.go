@@ -27,7 +27,9 @@ const (
 //   - null: an empty CSV field; JSON null;
 //   - strings as they are (CSV quotes where needed);
 //   - integers in decimal; booleans true/false;
-//   - doubles in the shortest form that reads back to the same bits
+//   - doubles that hold an integer below 1e21 in magnitude (token counts,
+//     time limits) as that integer ("1625813", not "1.625813e+06"), other
+//     doubles in the shortest form that reads back to the same bits
 //     (strconv 'g', -1); NaN and ±Inf (score logs hold NaN where scoring
 //     failed) as NaN, inf, -inf in CSV and as null in JSON, which has no
 //     spelling for them (NonFinite counts them so the caller can say so);
@@ -157,7 +159,7 @@ func textValue(a arrow.Array, i int) string {
 	case *array.Boolean:
 		return strconv.FormatBool(x.Value(i))
 	case *array.Float64:
-		return strconv.FormatFloat(x.Value(i), 'g', -1, 64)
+		return formatDouble(x.Value(i))
 	case *array.Timestamp:
 		return time.UnixMicro(int64(x.Value(i))).UTC().Format(time.RFC3339Nano)
 	case *array.List:
@@ -171,4 +173,15 @@ func textValue(a arrow.Array, i int) string {
 		return string(b)
 	}
 	panic(fmt.Sprintf("ingest: no text spelling for column type %s", a.DataType()))
+}
+
+// formatDouble spells a finite or non-finite double as WriteTableText
+// documents: an integral value below 1e21 in magnitude (where JavaScript's
+// Number.toString also stops writing digits) without exponent, others in
+// the shortest 'g' form.
+func formatDouble(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }

@@ -198,3 +198,35 @@ func toText(cell any) string {
 	b, _ := json.Marshal(cell)
 	return string(b)
 }
+
+// TestTextValueIntegers: a double that holds an integer (token counts,
+// time limits) is written as an integer, not in exponent form; other
+// doubles keep the shortest form that reads back to the same bits.
+func TestTextValueIntegers(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{1625813, "1625813"},
+		{1e6, "1000000"},
+		{-3, "-3"},
+		{0, "0"},
+		{9007199254740993, "9007199254740992"}, // the nearest double, as it is
+		{1e20, "100000000000000000000"},
+		{1e21, "1e+21"}, // beyond this, exponent form (as JavaScript writes it)
+		{0.5, "0.5"},
+		{1.5e-7, "1.5e-07"},
+		{1625813.5, "1.6258135e+06"},
+	} {
+		b := array.NewFloat64Builder(memPool)
+		b.Append(tc.x)
+		a := b.NewFloat64Array()
+		if got := textValue(a, 0); got != tc.want {
+			t.Errorf("%v: got %q, want %q", tc.x, got, tc.want)
+		}
+		if back, _ := strconv.ParseFloat(textValue(a, 0), 64); back != tc.x && tc.x != 9007199254740993 {
+			t.Errorf("%v: reads back as %v", tc.x, back)
+		}
+		a.Release()
+	}
+}
