@@ -209,6 +209,21 @@ func jsonBool(v jsonline.Value) (b, ok bool) {
 // the microsecond.
 func millisTime(ms float64) time.Time { return time.UnixMicro(int64(math.Round(ms * 1000))).UTC() }
 
+// maxMillis is the largest timestamp in milliseconds that readers accept:
+// 9999-12-31T23:59:59.999Z, in either direction from the epoch. Beyond it a
+// value is not a date (1e30 overflowed int64 microseconds, and became a
+// made-up duration).
+const maxMillis = 253402300799999
+
+// millisInRange reports whether ms is a timestamp millisTime can hold
+// (false for NaN).
+func millisInRange(ms float64) bool { return ms >= -maxMillis && ms <= maxMillis }
+
+// millisErr says why a number of milliseconds is not a timestamp.
+func millisErr(ms float64) error {
+	return fmt.Errorf("timestamp %s ms is past the year 9999 (or as far before 1970): want milliseconds since 1970-01-01", strconv.FormatFloat(ms, 'g', -1, 64))
+}
+
 // boolean accepts true/false, and 0/1 numbers (as METR and pandas write them).
 func (c cell) boolean() (bool, error) {
 	if c.isJSON {
@@ -275,6 +290,9 @@ func (c cell) timeMillis() (time.Time, error) {
 		if err != nil {
 			return time.Time{}, wantErr("timestamp", c)
 		}
+		if !millisInRange(f) {
+			return time.Time{}, millisErr(f)
+		}
 		return millisTime(f), nil
 	}
 	s, err := c.str()
@@ -282,6 +300,9 @@ func (c cell) timeMillis() (time.Time, error) {
 		return time.Time{}, wantErr("timestamp (ms since epoch or ISO 8601)", c)
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if !millisInRange(f) {
+			return time.Time{}, millisErr(f)
+		}
 		return millisTime(f), nil
 	}
 	t, err := parseISOTime(s)

@@ -85,6 +85,16 @@ func (l *loader) finishRun(r *Run, reader string) error {
 			r.Kind = "human"
 		}
 	}
+	if r.TimeLimitS.Valid && r.TimeLimitS.V < 0 {
+		field := "time_limit_s"
+		if reader == ReaderMETR {
+			field = "time_limit"
+		}
+		return &Error{Field: field, Msg: fmt.Sprintf("negative time limit %d s: want the run's budget in seconds (0 or null for none)", r.TimeLimitS.V)}
+	}
+	if r.DurationS.Valid && (r.DurationS.V < 0 || math.IsNaN(r.DurationS.V)) {
+		return &Error{Field: "duration_s", Msg: fmt.Sprintf("duration %v s: want a wall time of 0 s or more", r.DurationS.V)}
+	}
 	if r.StartedAt.Valid && r.CompletedAt.Valid && !r.DurationS.Valid {
 		d := r.CompletedAt.V.Sub(r.StartedAt.V).Seconds()
 		if d < 0 {

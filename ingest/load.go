@@ -618,6 +618,10 @@ func (l *loader) loadFile(path string) {
 			break
 		}
 	}
+	if crOnly(first) {
+		l.fileErr(path, &Error{File: path, Line: s.line, Msg: `lines end in CR alone (old Mac style), so the whole file reads as one line: convert the line ends, e.g. tr '\r' '\n'`})
+		return
+	}
 	if looksJSON(first) {
 		t := bytes.TrimSpace(first)
 		if bytes.Equal(t, []byte("{")) || t[0] == '[' {
@@ -627,6 +631,12 @@ func (l *loader) loadFile(path string) {
 		reader := l.opt.Reader
 		if reader == "" {
 			reader = sniffJSON(first)
+			if reader == ReaderGeneric {
+				// A bad first line (cut short, or a stray object) must not
+				// make the file generic, and every good line an error
+				// about a missing column: the next lines decide.
+				reader = sniffJSONLines(s.peek(64<<10), reader)
+			}
 			if len(l.opt.Map) > 0 {
 				reader = ReaderGeneric
 			}
@@ -662,6 +672,39 @@ func (l *loader) loadFile(path string) {
 	}
 	st.Reader = reader
 	l.readCSV(s, &st, header, s.line, reader)
+}
+
+// sniffJSONLines returns the reader that the first of up to 16 complete
+// lines in buf (the bytes after a file's first line) that sniffJSON knows
+// picks, or def when none does.
+func sniffJSONLines(buf []byte, def string) string {
+	for range 16 {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := bytes.TrimSpace(buf[:i])
+		buf = buf[i+1:]
+		if len(line) == 0 || !looksJSON(line) {
+			continue
+		}
+		if r := sniffJSON(line); r != ReaderGeneric {
+			return r
+		}
+	}
+	return def
+}
+
+// crOnly reports whether a file's first line (without its "\n" or "\r\n")
+// holds more lines that end in a bare CR: text follows a CR (in JSON
+// Lines, the next object; a CR is also JSON whitespace within one).
+func crOnly(first []byte) bool {
+	i := bytes.IndexByte(first, '\r')
+	if i < 0 {
+		return false
+	}
+	rest := bytes.TrimSpace(first[i+1:])
+	return len(rest) > 0 && (!looksJSON(first) || rest[0] == '{')
 }
 
 func truncate(s string, n int) string {

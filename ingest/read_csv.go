@@ -20,6 +20,10 @@ func (l *loader) readCSV(s *source, st *InputStats, header []string, headerLine 
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
 	}
+	if err := checkHeader(header); err != nil {
+		l.fileErr(s.path, &Error{File: s.path, Line: headerLine, Msg: err.Error()})
+		return
+	}
 	var row func(rec [][]byte, line int) error
 	switch reader {
 	case ReaderScoreLogCSV:
@@ -81,7 +85,7 @@ func (l *loader) readCSV(s *source, st *InputStats, header []string, headerLine 
 			l.reject(st, e, line)
 			continue
 		}
-		if e := checkRagged(s.path, start, header, fields); e != nil {
+		if e := checkRecord(s.path, start, header, fields, line); e != nil {
 			l.reject(st, e, line)
 			continue
 		}
@@ -91,10 +95,35 @@ func (l *loader) readCSV(s *source, st *InputStats, header []string, headerLine 
 	}
 }
 
-// checkRagged rejects a record whose field count differs from the header's.
-func checkRagged(path string, line int, header []string, fields [][]byte) *Error {
+// checkRecord rejects a record (text, split into fields) whose field count
+// differs from the header's, or that holds a NUL byte, which no text
+// format writes: a binary or corrupt file, or a C string cut short.
+func checkRecord(path string, line int, header []string, fields [][]byte, text []byte) *Error {
 	if len(fields) != len(header) {
 		return &Error{File: path, Line: line, Msg: fmt.Sprintf("ragged row: want %d fields as in the header, got %d", len(header), len(fields))}
+	}
+	if bytes.IndexByte(text, 0) >= 0 {
+		for i, f := range fields {
+			if j := bytes.IndexByte(f, 0); j >= 0 {
+				return &Error{File: path, Line: line, Field: header[i], Msg: fmt.Sprintf("NUL byte (\\x00) at byte %d of the value: a binary or corrupt file?", j+1)}
+			}
+		}
+	}
+	return nil
+}
+
+// checkHeader rejects a CSV header that names a column twice: which of the
+// two would be read is a guess.
+func checkHeader(header []string) error {
+	first := make(map[string]int, len(header))
+	for i, h := range header {
+		if h == "" {
+			continue // unnamed columns (a pandas index) are not read by name
+		}
+		if j, ok := first[h]; ok {
+			return fmt.Errorf("duplicate column %q (columns %d and %d): rename or drop one", h, j+1, i+1)
+		}
+		first[h] = i
 	}
 	return nil
 }

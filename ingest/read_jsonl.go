@@ -103,7 +103,9 @@ type runLineParser struct {
 	// by position: lines of one file list their keys in the same order,
 	// so a byte comparison usually replaces two map lookups.
 	keys   []keySlot
-	member int // index of the member being read
+	member int    // index of the member being read
+	seen   uint64 // keySlot.bit of each key read in this line
+	bits   map[string]uint64
 
 	// Set by parse. r is where parse writes the run: own, or (parallel
 	// read) the worker's result slot, which spares copying each 600-byte Run.
@@ -122,6 +124,14 @@ func (l *loader) newRunLineParser(path, reader string, in *interner) *runLinePar
 	rp.r = &rp.own
 	rp.fn = func(k []byte, v jsonline.Value) error {
 		ks := rp.slot(k)
+		if ks.bit != 0 {
+			if rp.seen&ks.bit != 0 {
+				// Which of the two values is meant is a guess (encoding/json
+				// and Python keep the last, some readers the first).
+				return &Error{File: rp.path, Line: rp.lineNo, Field: string(k), Msg: "duplicate key in one object: which value is meant is a guess; keep one"}
+			}
+			rp.seen |= ks.bit
+		}
 		if ks.set == nil {
 			if ks.human {
 				rp.humanScore = jsonCell(v)
@@ -160,6 +170,7 @@ type keySlot struct {
 	human   bool      // METR's human_score
 	ignored bool      // a known key that is not kept
 	noted   bool      // an unknown key already put in runLineParser.unknown
+	bit     uint64    // the key's bit in runLineParser.seen (keyBit); 0: not tracked
 	// in interns the member's strings: the parser's table, with the
 	// member's own last value, which the next line's usually repeats
 	// (runs of one task, agent and model are consecutive), sparing a
@@ -178,6 +189,7 @@ func (rp *runLineParser) slot(k []byte) *keySlot {
 	ks := keySlot{key: string(k)}
 	if canon := rp.spec.lookup(k); canon != "" {
 		ks.set, ks.intern = runColumns[canon], canon != "run_id"
+		ks.bit = rp.keyBit(ks.key)
 		if useFastSetters {
 			ks.fast = fastRunFields[canon]
 		}
@@ -189,6 +201,7 @@ func (rp *runLineParser) slot(k []byte) *keySlot {
 		}
 	} else if rp.reader == ReaderMETR && ks.key == "human_score" {
 		ks.human = true
+		ks.bit = rp.keyBit(ks.key)
 	} else {
 		ks.ignored = rp.spec.ignored[ks.key]
 	}
@@ -203,12 +216,33 @@ func (rp *runLineParser) slot(k []byte) *keySlot {
 	return &ks
 }
 
+// keyBit returns the bit of runLineParser.seen for a source key that is
+// read (a column, or METR's human_score), which finds the key repeated in
+// one line. Keys are tracked by name, not column: METR's
+// dollar_equivalent and generation_cost both fill cost_usd, and a line may
+// have both. The first 64 keys of a file are tracked; later ones get 0.
+func (rp *runLineParser) keyBit(k string) uint64 {
+	if b, ok := rp.bits[k]; ok {
+		return b
+	}
+	if rp.bits == nil {
+		rp.bits = map[string]uint64{}
+	}
+	var b uint64
+	if n := len(rp.bits); n < 64 {
+		b = 1 << n
+	}
+	rp.bits[k] = b
+	return b
+}
+
 // parse reads line (line number lineNo) into rp.r and checks it; on
 // success rp.hasHuman and rp.human give METR's human_score, if any.
 func (rp *runLineParser) parse(line []byte, lineNo int) error {
 	*rp.r = Run{SourceFile: rp.path, SourceLine: int64(lineNo)}
 	rp.lineNo = lineNo
 	rp.member = 0
+	rp.seen = 0
 	rp.humanScore = cell{}
 	rp.hasHuman = false
 	err := rp.p.ParseObject(line, rp.fn)

@@ -133,6 +133,9 @@ func (rp *runLineParser) fastSet(ks *keySlot, v jsonline.Value) bool {
 		if ks.fast.kind == fastOptFloat {
 			*(*Opt[float64])(p) = Some(f)
 		} else {
+			if !millisInRange(f) {
+				return false // the setter's error
+			}
 			*(*Opt[time.Time])(p) = Some(millisTime(f))
 		}
 		return true

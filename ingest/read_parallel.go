@@ -573,7 +573,7 @@ func (l *loader) readCSVScoreLogParallel(s *source, st *InputStats, header []str
 					if !cr.multi {
 						e.Col = pe.Offset + 1
 					}
-				} else if err := checkRagged(s.path, cr.line, header, fields); err != nil {
+				} else if err := checkRecord(s.path, cr.line, header, fields, line); err != nil {
 					e = err
 				} else if ent, err := row(fields, cr.line); err != nil {
 					e = lineErrorAt(s.path, cr.line, false, err)

@@ -47,3 +47,13 @@ write("skip_bad_files/truncated.eval", zb[: len(zb) // 2])
 g = bytearray(gz((METR % "r3" + "\n").encode()))
 g[-8] ^= 0xFF  # the CRC-32 in the trailer
 write("skip_bad_files/corrupt.jsonl.gz", bytes(g))
+
+# Silent guesses: each must be an error naming the place (or a warning).
+r1, r2 = METR % "r1", METR % "r2"
+write("dup_header.csv", b"run_id,task_id,agent,score,score\nr1,t1,a,0.5,0.7\n")
+write("cr_only.csv", b"run_id,task_id,agent,score\rr1,t1,a,0.5\rr2,t1,a,0.25\r")
+write("ts_1e30.jsonl", (r1 + "\n" + r2.replace('"completed_at":1734071923976', '"completed_at":1e30') + "\n").encode())
+write("bad_first_line.jsonl", (r1[:60] + "\n" + r2 + "\n" + (METR % "r3") + "\n").encode())
+write("dup_key.jsonl", (r1 + "\n" + r2.replace('"score":0.5,', '"score":0.5,"score":0.75,') + "\n").encode())
+write("nul.csv", b"run_id,task_id,agent,score\nr1,t1,a\x00b,0.5\n")
+write("time_limit_neg.jsonl", (r1 + "\n" + r2.replace('"time_limit":1800', '"time_limit":-5') + "\n").encode())

@@ -45,6 +45,14 @@ func TestBadInput(t *testing.T) {
 		{"bom_crlf.csv", []string{"--benchmark", "demo"}, 0},
 		{"crlf.jsonl", nil, 0},
 		{"unknown_task_strict.jsonl", []string{"--strict"}, 2},
+		// Silent guesses (issue 26; made by gen_hostile.py).
+		{"dup_header.csv", []string{"--benchmark", "demo"}, 2},
+		{"cr_only.csv", []string{"--benchmark", "demo"}, 2},
+		{"ts_1e30.jsonl", nil, 2},
+		{"bad_first_line.jsonl", nil, 2},
+		{"dup_key.jsonl", nil, 2},
+		{"nul.csv", []string{"--benchmark", "demo"}, 2},
+		{"time_limit_neg.jsonl", nil, 2},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			dir := t.TempDir()
