@@ -103,3 +103,28 @@ func TestSkipBadWholeFiles(t *testing.T) {
 		t.Errorf("manifest:\n%s", man)
 	}
 }
+
+// TestTerminalEscapes: an agent name holding ANSI escapes and a bidi
+// override is escaped in a table printed to a terminal, and printed as it
+// is to a pipe.
+func TestTerminalEscapes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte(`{"run_id":"r1","task_id":"t1","agent":"\u001b[2J\u001b[31mevil\u202e","score":0.5}`+"\n"), 0o644)
+	t.Chdir(dir)
+	args := []string{"inspect", "in.jsonl", "--benchmark", "demo"}
+	tio, term, stderr := iostreams.TestTerminal()
+	if code := Main(args, tio); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The table only: free-text lines (the warnings below it) are not
+	// escaped yet.
+	table, _, _ := strings.Cut(term.String(), "\n\nnull counts")
+	if !strings.Contains(table, `\x1b[2J\x1b[31mevil\u202e`) || strings.ContainsAny(table, "\x1b\u202e") {
+		t.Errorf("terminal output not escaped:\n%q", table)
+	}
+	pio, pipe, _ := iostreams.Test()
+	Main(args, pio)
+	if !strings.Contains(pipe.String(), "\x1b[2J\x1b[31mevil\u202e") {
+		t.Errorf("pipe output changed:\n%q", pipe.String())
+	}
+}

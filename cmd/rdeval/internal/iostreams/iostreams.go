@@ -32,3 +32,33 @@ func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
+
+// IsTerminal reports whether w is a terminal: an *os.File on a character
+// device, or a writer that says so (TerminalBuffer, for tests). Output
+// meant for a person (aligned tables) escapes what the input could use
+// to control the terminal only then.
+func IsTerminal(w io.Writer) bool {
+	switch x := w.(type) {
+	case *os.File:
+		return isTerminal(x)
+	case interface{ Terminal() bool }:
+		return x.Terminal()
+	}
+	return false
+}
+
+// TerminalBuffer is a bytes.Buffer that IsTerminal takes for a terminal:
+// tests of what a command prints on one.
+type TerminalBuffer struct{ bytes.Buffer }
+
+// NewTerminalBuffer returns an empty TerminalBuffer.
+func NewTerminalBuffer() *TerminalBuffer { return &TerminalBuffer{} }
+
+// Terminal reports true.
+func (*TerminalBuffer) Terminal() bool { return true }
+
+// TestTerminal is Test with Out a terminal (a TerminalBuffer).
+func TestTerminal() (io *IO, out *TerminalBuffer, errOut *bytes.Buffer) {
+	out, errOut = NewTerminalBuffer(), &bytes.Buffer{}
+	return &IO{In: &bytes.Buffer{}, Out: out, ErrOut: errOut}, out, errOut
+}
