@@ -614,7 +614,13 @@ func (l *loader) loadFile(path string) {
 			return
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			first = append([]byte(nil), line...)
+			// A line in the read buffer is copied (peek may move it); a
+			// long one, in s.scratch, stays put until the next readLine,
+			// which each reader calls only after it is done with first.
+			first = line
+			if !s.inScratch {
+				first = append([]byte(nil), line...)
+			}
 			break
 		}
 	}

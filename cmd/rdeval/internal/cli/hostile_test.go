@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -126,5 +127,63 @@ func TestTerminalEscapes(t *testing.T) {
 	Main(args, pio)
 	if !strings.Contains(pipe.String(), "\x1b[2J\x1b[31mevil\u202e") {
 		t.Errorf("pipe output changed:\n%q", pipe.String())
+	}
+}
+
+// TestBigFields: a 100 MB JSON string and a 100 MB quoted CSV field are
+// read whole within 3.5 bytes of peak memory (RSS) per input byte, plus
+// 64 MiB for the process (docs/performance.md, "Memory"). Before issue 26
+// they took 7.5 and 6.6 bytes (770 and 672 MB). Each ingest runs in a child
+// process (this test binary again), whose peak RSS getrusage reports
+// (ProcessState.SysUsage), so that the test's own memory does not count.
+func TestBigFields(t *testing.T) {
+	if args := os.Getenv("RDEVAL_BIGFIELD_ARGS"); args != "" {
+		io, _, stderr := iostreams.Test()
+		if code := Main(strings.Split(args, "\n"), io); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("writes and reads 200 MB")
+	}
+	dir := t.TempDir()
+	const size = 100 << 20
+	chunk := strings.Repeat("x", 1<<20)
+	write := func(name, head, tail string) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(head)
+		for range size >> 20 {
+			f.WriteString(chunk)
+		}
+		f.WriteString(tail)
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, in := range []string{
+		write("big.jsonl", `{"run_id":"r1","task_id":"t1","agent":"a","score":0.5,"note":"`, "\"}\n"+`{"run_id":"r2","task_id":"t1","agent":"a","score":0.25}`+"\n"),
+		write("big.csv", "run_id,task_id,agent,score,note\nr1,t1,a,0.5,\"", "\"\nr2,t1,a,0.25,x\n"),
+	} {
+		out := filepath.Join(dir, "out-"+filepath.Base(in))
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBigFields$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "RDEVAL_BIGFIELD_ARGS="+strings.Join([]string{"ingest", in, "-o", out, "--benchmark", "demo"}, "\n"))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", in, err, b)
+		}
+		peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+		limit := int64(3.5*size) + 64<<20
+		t.Logf("%s: peak RSS %d MiB (%.2f bytes per input byte; limit %d MiB)", filepath.Base(in), peak>>20, float64(peak)/size, limit>>20)
+		if peak > limit {
+			t.Errorf("%s: peak RSS %d MiB, want at most %d MiB", filepath.Base(in), peak>>20, limit>>20)
+		}
+		if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
+			t.Errorf("%s: %v", in, err)
+		}
 	}
 }
