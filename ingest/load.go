@@ -454,7 +454,7 @@ func (l *loader) missingOutputs() {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		l.fileErr(p, &Error{File: p, Msg: fmt.Sprintf("listed in %s but missing: the folder is incomplete (an interrupted ingest?); ingest again", l.listed[p].manifest)})
+		l.inputErr(p, &Error{File: p, Msg: fmt.Sprintf("listed in %s but missing: the folder is incomplete (an interrupted ingest?); ingest again", l.listed[p].manifest)})
 	}
 }
 
