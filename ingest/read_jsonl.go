@@ -300,6 +300,32 @@ func (l *loader) warnUnknown(path string, unknown map[string]int) {
 	l.warn(path, "ignored unknown fields: %s (map them with --map COLUMN=FIELD)", strings.Join(names, ", "))
 }
 
+// scoreColumnBits is scoreColumns with a bit for each column, with which
+// readScoreJSONL finds a column set twice in one line.
+var scoreColumnBits = func() map[string]struct {
+	set scoreSetter
+	bit uint64
+} {
+	names := make([]string, 0, len(scoreColumns))
+	for n := range scoreColumns {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	m := make(map[string]struct {
+		set scoreSetter
+		bit uint64
+	}, len(names))
+	for i, n := range names {
+		c := m[n]
+		c.set = scoreColumns[n]
+		if i < 64 {
+			c.bit = 1 << i
+		}
+		m[n] = c
+	}
+	return m
+}()
+
 func (l *loader) readScoreJSONL(s *source, st *InputStats, first []byte) {
 	unknown := map[string]int{}
 	l.growScores(s, len(first))
@@ -320,16 +346,18 @@ func (l *loader) readScoreJSONL(s *source, st *InputStats, first []byte) {
 	var p jsonline.Parser
 	line, lineNo := first, s.line
 	var e ScoreEntry // reused, as r in readJSONL
+	var seen uint64  // scoreColumnBits of the columns set in the line read
 	for {
 		if len(bytes.TrimSpace(line)) > 0 {
 			st.RowsRead++
 			e = ScoreEntry{RawScore: math.NaN()}
+			seen = 0
 			err := p.ParseObject(line, func(k []byte, v jsonline.Value) error {
 				name := string(k)
 				if a, ok := scoreAliases[name]; ok {
 					name = a
 				}
-				set, ok := scoreColumns[name]
+				col, ok := scoreColumnBits[name]
 				if !ok {
 					unknown[string(k)]++
 					return nil
@@ -337,6 +365,13 @@ func (l *loader) readScoreJSONL(s *source, st *InputStats, first []byte) {
 				if v.Kind == jsonline.Null {
 					return nil
 				}
+				// A column given twice (a key repeated, or two of its
+				// aliases) with values: which one is meant is a guess.
+				if seen&col.bit != 0 {
+					return &Error{File: s.path, Line: lineNo, Field: string(k), Msg: "duplicate key in one object (or two names of one column): which value is meant is a guess; keep one"}
+				}
+				seen |= col.bit
+				set := col.set
 				c := jsonCell(v)
 				c.in = &l.interner
 				if err := set(&e, c); err != nil {

@@ -57,3 +57,4 @@ write("bad_first_line.jsonl", (r1[:60] + "\n" + r2 + "\n" + (METR % "r3") + "\n"
 write("dup_key.jsonl", (r1 + "\n" + r2.replace('"score":0.5,', '"score":0.5,"score":0.75,') + "\n").encode())
 write("nul.csv", b"run_id,task_id,agent,score\nr1,t1,a\x00b,0.5\n")
 write("time_limit_neg.jsonl", (r1 + "\n" + r2.replace('"time_limit":1800', '"time_limit":-5') + "\n").encode())
+write("dup_key_scorelog.jsonl", b'{"run_id":"r1","elapsed_s":1,"score":0.5}\n{"run_id":"r1","elapsed_s":2,"sc\\u006fre":0.5,"score":0.75}\n')

@@ -51,6 +51,7 @@ func TestBadInput(t *testing.T) {
 		{"ts_1e30.jsonl", nil, 2},
 		{"bad_first_line.jsonl", nil, 2},
 		{"dup_key.jsonl", nil, 2},
+		{"dup_key_scorelog.jsonl", nil, 2},
 		{"nul.csv", []string{"--benchmark", "demo"}, 2},
 		{"time_limit_neg.jsonl", nil, 2},
 	} {
