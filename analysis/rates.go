@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -174,8 +175,16 @@ func trialSD(byTask map[string][]OutcomeRun, names []string) (float64, float64) 
 	if len(perTrial) < 2 {
 		return math.NaN(), math.NaN()
 	}
+	// In trial order: summing in map order made the last bit of the SD
+	// vary from run to run.
+	trials := make([]int, 0, len(perTrial))
+	for tr := range perTrial {
+		trials = append(trials, tr)
+	}
+	slices.Sort(trials)
 	var fs, es []float64
-	for _, a := range perTrial {
+	for _, tr := range trials {
+		a := perTrial[tr]
 		fs = append(fs, a.f/a.n)
 		es = append(es, a.e/a.n)
 	}
