@@ -1,7 +1,3 @@
-// Copyright ©2026 The rdeval Authors. All rights reserved.
-// Use of this source code is governed by a BSD-style
-// license that can be found in the LICENSE file.
-
 package figures
 
 import (
