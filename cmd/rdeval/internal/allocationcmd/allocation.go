@@ -249,7 +249,7 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 					continue // no run length divides T
 				}
 				for _, w := range h.Warnings {
-					fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %v\n", a, w)
+					opts.IO.Warnf("%s: %v", a, w)
 				}
 				if h.Splits == 0 {
 					continue

@@ -4,8 +4,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/auditcmd"
@@ -63,9 +61,7 @@ command failed; 2 bad usage or bad input (the message says what to fix).`,
 	var quiet bool
 	root.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print no notes, warnings or progress on stderr (errors still are)")
 	root.PersistentPreRun = func(*cobra.Command, []string) {
-		if quiet {
-			io.ErrOut = quietWriter{io.ErrOut}
-		}
+		io.Quiet = quiet
 	}
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
@@ -121,23 +117,3 @@ func Main(args []string, io *iostreams.IO) int {
 	}
 	return cmdutil.ExitFailure
 }
-
-// quietWriter drops the informational lines commands write to stderr
-// (notes, warnings, progress, lists of files read and written) and passes
-// everything else, such as the positioned errors of bad input (--quiet).
-type quietWriter struct{ w io.Writer }
-
-var quietPrefixes = []string{"warning: ", "note: ", "read ", "wrote ", "  ", "reading ", "computing ", "drawing ", "writing "}
-
-func (q quietWriter) Write(p []byte) (int, error) {
-	for _, pre := range quietPrefixes {
-		if strings.HasPrefix(string(p), pre) {
-			return len(p), nil
-		}
-	}
-	return q.w.Write(p)
-}
-
-// Unfiltered is the stderr --quiet does not filter, for what a user must
-// always see (agent code running unconfined).
-func (q quietWriter) Unfiltered() io.Writer { return q.w }

@@ -255,7 +255,7 @@ func (f *InputFlags) LoadForCommand(io *iostreams.IO, inputs []string) (*ingest.
 // PrintWarnings writes the dataset's warnings (from ingest) to io.ErrOut.
 func PrintWarnings(io *iostreams.IO, ds *ingest.Dataset) {
 	for _, w := range ds.Warnings {
-		fmt.Fprintf(io.ErrOut, "warning: %s\n", w)
+		io.Warnf("%s", w)
 	}
 }
 

@@ -309,7 +309,7 @@ func Run(opts *Options) error {
 		return &cmdutil.BadInputError{Err: err}
 	}
 	for _, w := range c.Warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %v\n", w)
+		opts.IO.Warnf("%v", w)
 	}
 	t := cmdutil.Table{Header: []string{"a", "b", "budget_s", "n_tasks", "estimate_a", "estimate_b", "ratio", "ratio_ci_low", "ratio_ci_high", "diff", "diff_ci_low", "diff_ci_high"}}
 	t.Rows = append(t.Rows, []string{opts.A, opts.B, f0(T), strconv.Itoa(len(c.Tasks)), cmdutil.Fixed4(c.EstimateA), cmdutil.Fixed4(c.EstimateB), cmdutil.Fixed4(c.Ratio), cmdutil.Fixed4(c.RatioLow), cmdutil.Fixed4(c.RatioHigh), cmdutil.Fixed4(c.Diff), cmdutil.Fixed4(c.DiffLow), cmdutil.Fixed4(c.DiffHigh)})

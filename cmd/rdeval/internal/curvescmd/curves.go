@@ -201,7 +201,7 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 		return &cmdutil.BadInputError{Err: fmt.Errorf("no run has a score log with elapsed times and a task with y_start and y_ref: curves need score logs (ingest them with the runs)")}
 	}
 	if skipped > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %d runs without a usable score log (or without the task's y_start/y_ref) are left out\n", skipped)
+		opts.IO.Notef("%d runs without a usable score log (or without the task's y_start/y_ref) are left out", skipped)
 	}
 	if opts.Rates {
 		return writeRates(opts, rates)

@@ -241,7 +241,7 @@ func runBatch(opts *Options) error {
 		if !opts.SkipBad {
 			return &cmdutil.BadInputError{Err: errors.New(msg + "; --skip-bad leaves them out")}
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "warning: left out %s\n", msg)
+		opts.IO.Warnf("left out %s", msg)
 	}
 	need := map[string]bool{}
 	for _, r := range matched {
@@ -262,7 +262,7 @@ func runBatch(opts *Options) error {
 		if !opts.SkipBad {
 			return &cmdutil.BadInputError{Err: fmt.Errorf("%d bad agent patches (see above); --skip-bad leaves them out", len(bad))}
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "warning: left out %d bad agent patches\n", len(bad))
+		opts.IO.Warnf("left out %d bad agent patches", len(bad))
 	}
 	if len(rows) == 0 {
 		return &cmdutil.BadInputError{Err: errors.New("no run left to compare")}
@@ -357,7 +357,7 @@ func runTaskStats(opts *Options) error {
 		if err := ingest.WriteTableFile(opts.Output, rec, format, buildinfo.Version()); err != nil {
 			return fmt.Errorf("-o %s: %w", opts.Output, err)
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "wrote %s (rdeval tasks table, %d tasks)\n", opts.Output, len(ts))
+		opts.IO.Infof("wrote %s (rdeval tasks table, %d tasks)", opts.Output, len(ts))
 		return nil
 	}
 	return r.write(opts)

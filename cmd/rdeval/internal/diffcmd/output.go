@@ -209,7 +209,7 @@ func (r *rows) write(opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", opts.Output, err)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%d rows)\n", opts.Output, r.n)
+	opts.IO.Infof("wrote %s (%d rows)", opts.Output, r.n)
 	return nil
 }
 

@@ -561,7 +561,7 @@ func writeImplicit(opts *Options, runs []ClassifiedRun) error {
 	byID := map[string]*ClassifiedRun{}
 	for i := range runs {
 		if prev, dup := byID[runs[i].ID]; dup && prev.Agent != runs[i].Agent {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: run id %q belongs to agents %q and %q; annotations for it count under %q\n", runs[i].ID, prev.Agent, runs[i].Agent, prev.Agent)
+			opts.IO.Warnf("run id %q belongs to agents %q and %q; annotations for it count under %q", runs[i].ID, prev.Agent, runs[i].Agent, prev.Agent)
 			continue
 		}
 		byID[runs[i].ID] = &runs[i]
@@ -578,7 +578,7 @@ func writeImplicit(opts *Options, runs []ClassifiedRun) error {
 			default:
 				agent = r.Agent
 				if !r.Label.None() {
-					fmt.Fprintf(opts.IO.ErrOut, "warning: %s:%d: run %s has an implicit-error annotation but its logs show an explicit error (%s/%s, %s:%d)\n",
+					opts.IO.Warnf("%s:%d: run %s has an implicit-error annotation but its logs show an explicit error (%s/%s, %s:%d)",
 						opts.Annotations, a.Line, a.RunID, r.Label.Group, r.Label.Type, r.Label.File, r.Label.Line)
 				}
 			}
@@ -589,7 +589,7 @@ func writeImplicit(opts *Options, runs []ClassifiedRun) error {
 		per[agent] = append(per[agent], a)
 	}
 	if n := len(per[unmatchedAgent]); n > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %d annotations name runs that are not among the PATHs given (agent %q)\n", n, unmatchedAgent)
+		opts.IO.Warnf("%d annotations name runs that are not among the PATHs given (agent %q)", n, unmatchedAgent)
 	}
 	sort.Slice(agents, func(i, j int) bool {
 		if (agents[i] == unmatchedAgent) != (agents[j] == unmatchedAgent) {

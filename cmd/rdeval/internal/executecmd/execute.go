@@ -333,13 +333,9 @@ func pickSandbox(io *iostreams.IO, unconfined bool) (string, error) {
 	return sandbox, nil
 }
 
-// unquiet is the stderr that --quiet does not filter.
-func unquiet(io *iostreams.IO) stdio.Writer {
-	if u, ok := io.ErrOut.(interface{ Unfiltered() stdio.Writer }); ok {
-		return u.Unfiltered()
-	}
-	return io.ErrOut
-}
+// unquiet is the stderr that --quiet does not filter: --quiet gates only
+// Warnf, Notef and Infof, so ErrOut itself always prints.
+func unquiet(io *iostreams.IO) stdio.Writer { return io.ErrOut }
 
 // addRemovedNoSandbox keeps the old --no-sandbox flag as an error: it once
 // fell back to running unconfined, which must now be asked for by name.

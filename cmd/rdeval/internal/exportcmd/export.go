@@ -116,7 +116,7 @@ func Run(opts *Options) error {
 		if opts.To == ingest.FormatJSONL {
 			nf := ingest.NonFinite(rec)
 			for _, col := range slices.Sorted(maps.Keys(nf)) {
-				fmt.Fprintf(opts.IO.ErrOut, "note: %d NaN/±Inf values of %s.%s written as null (JSON has none); --to csv or parquet keeps them\n", nf[col], t.name, col)
+				opts.IO.Notef("%d NaN/±Inf values of %s.%s written as null (JSON has none); --to csv or parquet keeps them", nf[col], t.name, col)
 			}
 		}
 		switch opts.To {
@@ -131,6 +131,6 @@ func Run(opts *Options) error {
 		}
 		wrote = append(wrote, fmt.Sprintf("wrote %s (%d rows)", path, t.rows))
 	}
-	fmt.Fprintln(opts.IO.ErrOut, strings.Join(wrote, "\n"))
+	opts.IO.Infof("%s", strings.Join(wrote, "\n"))
 	return nil
 }

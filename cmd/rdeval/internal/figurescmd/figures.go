@@ -150,13 +150,13 @@ func Run(opts *Options) error {
 		t.Rows = append(t.Rows, []string{d.ID, d.Type, strings.Join(files, " "), fmt.Sprint(len(d.Warnings))})
 		js = append(js, map[string]any{"id": d.ID, "type": d.Type, "files": files, "warnings": d.Warnings})
 		for _, w := range d.Warnings {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s\n", d.ID, w)
+			opts.IO.Warnf("%s: %s", d.ID, w)
 		}
 	}
 	if err := cmdutil.Emit(opts.IO.Out, opts.Format, t, js); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "wrote %d figures and %s\n", len(drawn), filepath.Join(opts.OutDir, "index.json"))
+	opts.IO.Infof("wrote %d figures and %s", len(drawn), filepath.Join(opts.OutDir, "index.json"))
 	return nil
 }
 

@@ -229,10 +229,10 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 			opts.ScoreCol, humans, noMinutes, noY, opts.ScoreCol)}
 	}
 	if noMinutes > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %d agent runs without human_minutes are left out\n", noMinutes)
+		opts.IO.Warnf("%d agent runs without human_minutes are left out", noMinutes)
 	}
 	if noY > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %d agent runs without %s are left out\n", noY, opts.ScoreCol)
+		opts.IO.Warnf("%d agent runs without %s are left out", noY, opts.ScoreCol)
 	}
 	if opts.OnRuns != nil {
 		opts.OnRuns(runs)
@@ -257,21 +257,21 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 	for _, a := range res.Agents {
 		switch a.Fit.Class {
 		case 0:
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: no success in %d runs: slope −Inf, horizons 0\n", a.Agent, a.N)
+			opts.IO.Warnf("%s: no success in %d runs: slope −Inf, horizons 0", a.Agent, a.N)
 		case 1:
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: no failure in %d runs: slope +Inf, horizons +Inf\n", a.Agent, a.N)
+			opts.IO.Warnf("%s: no failure in %d runs: slope +Inf, horizons +Inf", a.Agent, a.N)
 		}
 		if opts.Boot > 0 && a.BootSkipped > 0 && a.Fit.Class < 0 && len(a.Warnings) == 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %d of %d bootstrap replicates had one outcome class and are left out of its interval\n", a.Agent, a.BootSkipped, opts.Boot)
+			opts.IO.Warnf("%s: %d of %d bootstrap replicates had one outcome class and are left out of its interval", a.Agent, a.BootSkipped, opts.Boot)
 		}
 		for _, w := range a.Warnings {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s\n", a.Agent, w)
+			opts.IO.Warnf("%s: %s", a.Agent, w)
 		}
 		seen := map[string]bool{}
 		for _, r := range a.Refusals {
 			if r != "" && !seen[r] {
 				seen[r] = true
-				fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s; refused (no number printed)\n", a.Agent, r)
+				opts.IO.Warnf("%s: %s; refused (no number printed)", a.Agent, r)
 			}
 		}
 	}
@@ -292,10 +292,10 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 			days[a.Agent] = float64(d.Unix()) / 86400
 		}
 		if len(missing) > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: no release date for %s: left out of the trend\n", strings.Join(missing, ", "))
+			opts.IO.Warnf("no release date for %s: left out of the trend", strings.Join(missing, ", "))
 		}
 		if len(refusedP50) > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: p50 refused (see above): left out of the trend\n", strings.Join(refusedP50, ", "))
+			opts.IO.Warnf("%s: p50 refused (see above): left out of the trend", strings.Join(refusedP50, ", "))
 		}
 		trend, err = analysis.HorizonDoublingTime(res, quantileIndex(opts.Quantiles, 0.5), days, opts.CI)
 		if err != nil {
@@ -339,7 +339,7 @@ func drawTrend(opts *Options, res *analysis.HorizonResult, trend *analysis.Horiz
 	if err := figures.SaveFile(p, figures.TwoColumn, figures.Height(figures.TwoColumn), opts.Figure); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "wrote %s\n", opts.Figure)
+	opts.IO.Infof("wrote %s", opts.Figure)
 	return nil
 }
 

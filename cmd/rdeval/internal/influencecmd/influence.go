@@ -254,7 +254,7 @@ func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
 		return Result{}, cmdutil.Usagef("--stat scoreatk needs exactly one agent × time limit; --where selects %d:\n  %s", len(groups), strings.Join(have, "\n  "))
 	}
 	if missing > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %d runs without a score are left out\n", missing)
+		opts.IO.Warnf("%d runs without a score are left out", missing)
 	}
 	var g gkey
 	for k := range groups {
@@ -378,7 +378,7 @@ func success(opts *Options, ds *ingest.Dataset) (Result, error) {
 		return Result{}, cmdutil.Usagef("--stat success needs exactly one framework × model × hint level; --where selects %d:\n  %s", len(cells), strings.Join(have, "\n  "))
 	}
 	if skipped > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %d runs without success information are left out\n", skipped)
+		opts.IO.Notef("%d runs without success information are left out", skipped)
 	}
 	var c ckey
 	var idx []int

@@ -96,10 +96,10 @@ func Run(opts *Options) error {
 		if in.SHA256 == "" {
 			continue // never opened: its error says why
 		}
-		fmt.Fprintf(w, "read %s (%s): %s, %d kept, %d rejected\n", in.Path, in.Reader, records(in.RowsRead), in.RowsKept, in.RowsRejected)
+		opts.IO.Infof("read %s (%s): %s, %d kept, %d rejected", in.Path, in.Reader, records(in.RowsRead), in.RowsKept, in.RowsRejected)
 	}
 	for _, wn := range ds.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		opts.IO.Warnf("%s", wn)
 	}
 	if err := ds.Err(); err != nil && !opts.SkipBad {
 		ie := err.(*ingest.InputErrors)
@@ -117,16 +117,16 @@ func Run(opts *Options) error {
 		return err
 	}
 	for _, o := range m.Outputs {
-		fmt.Fprintf(w, "wrote %s (%d rows)\n", filepath.Join(opts.OutDir, o.Path), o.Rows)
+		opts.IO.Infof("wrote %s (%d rows)", filepath.Join(opts.OutDir, o.Path), o.Rows)
 	}
 	if m.RejectedFile != "" {
 		what := fmt.Sprintf("%d rejected", m.RowsRejected)
 		if m.InputsRejected > 0 {
 			what = fmt.Sprintf("%s and %s rejected", records(m.RowsRejected), inputs(m.InputsRejected))
 		}
-		fmt.Fprintf(w, "wrote %s (%s)\n", filepath.Join(opts.OutDir, m.RejectedFile), what)
+		opts.IO.Infof("wrote %s (%s)", filepath.Join(opts.OutDir, m.RejectedFile), what)
 	}
-	fmt.Fprintf(w, "wrote %s\n", filepath.Join(opts.OutDir, "manifest.json"))
+	opts.IO.Infof("wrote %s", filepath.Join(opts.OutDir, "manifest.json"))
 	return nil
 }
 

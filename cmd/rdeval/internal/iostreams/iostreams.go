@@ -4,6 +4,7 @@ package iostreams
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 )
@@ -15,6 +16,33 @@ type IO struct {
 	ErrOut io.Writer
 	// ErrTTY reports whether ErrOut is a terminal: progress is shown only then.
 	ErrTTY bool
+	// Quiet drops notes, warnings and progress (--quiet): what Warnf,
+	// Notef and Infof print. Errors, written to ErrOut directly, stay.
+	Quiet bool
+}
+
+// Warnf prints "warning: " and the message on ErrOut, unless Quiet.
+func (s *IO) Warnf(format string, a ...any) { s.printf("warning: ", format, a...) }
+
+// Warn prints each warning value as Warnf("%v", w) does.
+func (s *IO) Warn(ws ...error) {
+	for _, w := range ws {
+		s.Warnf("%v", w)
+	}
+}
+
+// Notef prints "note: " and the message on ErrOut, unless Quiet.
+func (s *IO) Notef(format string, a ...any) { s.printf("note: ", format, a...) }
+
+// Infof prints an informational line as it is on ErrOut (the files read
+// and written, progress), unless Quiet.
+func (s *IO) Infof(format string, a ...any) { s.printf("", format, a...) }
+
+func (s *IO) printf(prefix, format string, a ...any) {
+	if s.Quiet {
+		return
+	}
+	fmt.Fprintf(s.ErrOut, prefix+format+"\n", a...)
 }
 
 // System returns the process's streams.

@@ -202,7 +202,7 @@ func Run(opts *Options) error {
 		opts.OnResult(res)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+		opts.IO.Warnf("%s", w)
 	}
 	if err := write(opts, res); err != nil {
 		return err

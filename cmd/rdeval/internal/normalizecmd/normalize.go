@@ -183,7 +183,7 @@ func Run(opts *Options) error {
 		if _, err := ingest.WriteDataset(opts.OutDir, ds, ingest.WriteOptions{Version: opts.Version}); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "wrote %s\n", opts.OutDir)
+		opts.IO.Infof("wrote %s", opts.OutDir)
 	}
 	return write(opts, res)
 }

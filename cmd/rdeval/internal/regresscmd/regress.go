@@ -619,7 +619,7 @@ func drawForest(opts *Options, res *Result) error {
 	if err := figures.SaveFile(p, figures.OneColumn, figures.Height(figures.OneColumn), opts.Figure); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "wrote %s\n", opts.Figure)
+	opts.IO.Infof("wrote %s", opts.Figure)
 	return nil
 }
 
@@ -734,7 +734,7 @@ func Fit(opts *Options, tab formula.Table, warnings []string) error {
 		warnings = append(warnings, pw...)
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+		opts.IO.Warnf("%s", w)
 	}
 	res := Result{Family: opts.Family, Formula: opts.Formula, N: fit.N, NDropped: d.Dropped, NGroups: map[string]int{},
 		LogLik: cmdutil.JSONNum(fit.LogLik), AIC: cmdutil.JSONNum(fit.AIC), BIC: cmdutil.JSONNum(fit.BIC), Deviance: cmdutil.JSONNum(fit.Deviance), NullDeviance: cmdutil.JSONNum(fit.NullDeviance),
@@ -856,7 +856,7 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 	}
 	warnings = append(warnings, fit.Warnings...)
 	for _, w := range warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+		opts.IO.Warnf("%s", w)
 	}
 	res := Result{Family: opts.Family, Formula: opts.Formula, N: fit.N, NDropped: d.Dropped, NGroups: fit.NGroups,
 		LogLik: cmdutil.JSONNum(fit.LogLik), AIC: cmdutil.JSONNum(fit.AIC), BIC: cmdutil.JSONNum(fit.BIC), Deviance: cmdutil.JSONNum(fit.Deviance), DevianceKind: fit.DevianceKind,

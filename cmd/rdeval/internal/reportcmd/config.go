@@ -120,8 +120,8 @@ func RunConfig(opts *Options) error {
 	if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, "README.md"), readme.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%d runs, %d figures, %d warnings from %s)\n", opts.OutDir, len(ds.Runs), len(drawn), len(warnings), source)
-	fmt.Fprintf(opts.IO.ErrOut, "  %s\n", filepath.Join(opts.OutDir, "index.html"))
+	opts.IO.Infof("wrote %s (%d runs, %d figures, %d warnings from %s)", opts.OutDir, len(ds.Runs), len(drawn), len(warnings), source)
+	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "index.html"))
 	return nil
 }
 

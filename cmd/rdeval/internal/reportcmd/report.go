@@ -94,7 +94,7 @@ provenance (inputs' sha256, seeds, rdeval version).`,
 func Run(opts *Options) error {
 	progress := func(format string, args ...any) {
 		if opts.IO.ErrTTY {
-			fmt.Fprintf(opts.IO.ErrOut, format+"\n", args...)
+			opts.IO.Infof(format, args...)
 		}
 	}
 	var ds *ingest.Dataset
@@ -209,14 +209,14 @@ func Run(opts *Options) error {
 	if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, "README.md"), idx.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "wrote %s (%d runs, %d score-log entries, %d tasks from %s)\n", opts.OutDir, len(ds.Runs), len(ds.Scores), len(ds.Tasks), source)
-	fmt.Fprintf(opts.IO.ErrOut, "  %s\n", filepath.Join(opts.OutDir, "README.md"))
-	fmt.Fprintf(opts.IO.ErrOut, "  %s\n", filepath.Join(opts.OutDir, "data")+"/")
+	opts.IO.Infof("wrote %s (%d runs, %d score-log entries, %d tasks from %s)", opts.OutDir, len(ds.Runs), len(ds.Scores), len(ds.Tasks), source)
+	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "README.md"))
+	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "data")+"/")
 	for _, f := range files {
-		fmt.Fprintf(opts.IO.ErrOut, "  %s\n", filepath.Join(opts.OutDir, f.name))
+		opts.IO.Infof("  %s", filepath.Join(opts.OutDir, f.name))
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "  %s (%d figures)\n", filepath.Join(opts.OutDir, "figures")+"/", len(drawn))
-	fmt.Fprintf(opts.IO.ErrOut, "  %s\n", filepath.Join(opts.OutDir, "index.html"))
+	opts.IO.Infof("  %s (%d figures)", filepath.Join(opts.OutDir, "figures")+"/", len(drawn))
+	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "index.html"))
 	return nil
 }
 

@@ -211,7 +211,7 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 		return &cmdutil.BadInputError{Err: fmt.Errorf("no run has a score (%d runs without one): score@k needs normalized scores", missing)}
 	}
 	if missing > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %d runs without a score are left out\n", missing)
+		opts.IO.Warnf("%d runs without a score are left out", missing)
 	}
 	ids := make([]string, 0, len(groups))
 	for id := range groups {
@@ -329,11 +329,11 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 					shortK = append(shortK, fmt.Sprintf("k=%d: %d of %d", sw.K, len(sw.Dropped), len(sw.Dropped)+p.NTasks))
 					continue
 				}
-				fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %v\n", strings.Join(g.key, " / "), w)
+				opts.IO.Warnf("%s: %v", strings.Join(g.key, " / "), w)
 			}
 		}
 		if len(shortK) > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: tasks with fewer than k runs are left out (see tasks_dropped): %s\n", strings.Join(g.key, " / "), strings.Join(shortK, ", "))
+			opts.IO.Warnf("%s: tasks with fewer than k runs are left out (see tasks_dropped): %s", strings.Join(g.key, " / "), strings.Join(shortK, ", "))
 		}
 		for _, p := range pts {
 			rows = append(rows, Row{Group: group, K: p.K, NTasks: p.NTasks, TasksDropped: p.Dropped,

@@ -158,7 +158,7 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 		return &cmdutil.BadInputError{Err: fmt.Errorf("no run has final_success, exec_success or an outcome: success rates need RExBench-style records")}
 	}
 	if skipped > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %d runs without success information are left out\n", skipped)
+		opts.IO.Notef("%d runs without success information are left out", skipped)
 	}
 	if opts.Ablation {
 		return ablation(opts, cells)
