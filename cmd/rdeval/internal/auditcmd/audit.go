@@ -14,11 +14,9 @@ import (
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/curvescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/scoreatkcmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/successcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -301,12 +299,11 @@ func quiet() *iostreams.IO {
 }
 
 func scoreAtK(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {
-	var rows []scoreatkcmd.Row
-	o := &scoreatkcmd.Options{IO: quiet(), Format: cmdutil.FormatTable, Ks: []int{s.K}, By: nil, Boot: boot, Seed: seed,
-		CI: 0.95, Short: "drop", Method: "percentile", OnRows: func(r []scoreatkcmd.Row) { rows = r }}
-	if err := scoreatkcmd.Compute(o, ds); err != nil {
+	sr, err := study.ScoreAtK(ds, study.ScoreAtKParams{Ks: []int{s.K}, Boot: boot, Seed: seed, CI: 0.95})
+	if err != nil {
 		return result{}, err
 	}
+	rows := sr.Rows
 	if len(rows) != 1 {
 		return result{}, fmt.Errorf("expected one score@k group, got %d", len(rows))
 	}
@@ -392,16 +389,17 @@ func regress(s Stat, ds *ingest.Dataset) (result, error) {
 func success(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {
 	var sum *analysis.RateSummary
 	var cells []string
-	o := &successcmd.Options{IO: quiet(), Format: cmdutil.FormatTable, Boot: boot, Seed: seed, CI: 0.95,
-		OnSummary: func(fw, model, hint string, r analysis.RateSummary) {
-			cells = append(cells, fw+" × "+model+" × "+hint)
-			if fw == s.Framework && model == s.Model && hint == s.HintLevel {
-				x := r
-				sum = &x
-			}
-		}}
-	if err := successcmd.Compute(o, ds); err != nil {
+	res, err := study.Success(ds, study.SuccessParams{Boot: boot, Seed: seed, CI: 0.95})
+	if err != nil {
 		return result{}, err
+	}
+	for _, c := range res.Cells {
+		fw, model, hint := c.Key.Framework, c.Key.Model, c.Key.Hint
+		cells = append(cells, fw+" × "+model+" × "+hint)
+		if fw == s.Framework && model == s.Model && hint == s.HintLevel {
+			x := c.Summary
+			sum = &x
+		}
 	}
 	if sum == nil {
 		if len(cells) > 8 {
@@ -426,7 +424,7 @@ func rates(s Stat, ds *ingest.Dataset) (result, error) {
 			return result{}, fmt.Errorf("no run of agent %q", s.Agent)
 		}
 	}
-	_, _, st := curvescmd.Curves(ds, s.humanLen.Seconds())
+	_, _, st := study.RunCurves(ds, s.humanLen.Seconds())
 	var runs, calls, hours float64
 	for _, v := range st {
 		runs, calls, hours = runs+v[0], calls+v[1], hours+v[2]

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -198,7 +198,7 @@ func Side(ds *ingest.Dataset, spec string, budget, humanLen float64, random map[
 			return true
 		}
 		byTask := map[string][]float64{}
-		for _, tasks := range allocationcmd.TruncatedScores(ds, include, budget) {
+		for _, tasks := range study.TruncatedScores(ds, include, budget) {
 			for t, s := range tasks {
 				byTask[t] = append(byTask[t], s...)
 			}

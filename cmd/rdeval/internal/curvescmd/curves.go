@@ -2,16 +2,15 @@
 package curvescmd
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -29,8 +28,6 @@ type Options struct {
 	CI          float64
 	Rates       bool
 	HumanLength time.Duration
-	// OnCurve, if set, receives each group's curve (rdeval report draws figures from them).
-	OnCurve func(agent string, timeLimitS *int64, pts []analysis.CurvePoint)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -60,7 +57,7 @@ the runs' total length.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
 				return err
 			}
-			if _, err := parseGrid(opts.Grid); err != nil {
+			if _, err := cmdutil.ParseGrid(opts.Grid); err != nil {
 				return err
 			}
 			if opts.Interp != "log-linear" && opts.Interp != "step" {
@@ -91,98 +88,6 @@ the runs' total length.`,
 	return cmd
 }
 
-func parseGrid(s []string) ([]float64, error) {
-	var out []float64
-	for _, g := range s {
-		d, err := time.ParseDuration(strings.TrimSpace(g))
-		if err != nil || d <= 0 {
-			return nil, cmdutil.Usagef("--grid %q: want durations like 5m, 1h", g)
-		}
-		out = append(out, d.Seconds())
-	}
-	sort.Float64s(out)
-	return out, nil
-}
-
-// groupKey is agent × time limit.
-type groupKey struct {
-	agent string
-	tl    int64
-	hasTL bool
-}
-
-// Curves builds the run curves of every run with a score log, grouped by
-// agent × time limit and task. It returns the groups, the number of runs
-// skipped (no log, unknown task scale) and per-agent call statistics.
-func Curves(ds *ingest.Dataset, humanLength float64) (map[groupKey]map[string][]analysis.RunCurve, int, map[string][3]float64) {
-	tasks := map[[2]string]ingest.Task{}
-	for _, t := range ds.Tasks {
-		tasks[[2]string{t.Benchmark, t.TaskID}] = t
-	}
-	logs := map[string][]int{}
-	for i, e := range ds.Scores {
-		if e.ElapsedS.Valid {
-			logs[e.RunID] = append(logs[e.RunID], i)
-		}
-	}
-	groups := map[groupKey]map[string][]analysis.RunCurve{}
-	rates := map[string][3]float64{} // agent → runs, calls, hours
-	skipped := 0
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		idx, ok := logs[r.RunID]
-		t, known := tasks[[2]string{r.Benchmark, r.TaskID}]
-		if !ok || !known || !t.YStart.Valid || !t.YRef.Valid || t.YStart.V == t.YRef.V {
-			skipped++
-			continue
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return ds.Scores[idx[a]].ElapsedS.V < ds.Scores[idx[b]].ElapsedS.V })
-		tm := make([]float64, len(idx))
-		y := make([]float64, len(idx))
-		for j, k := range idx {
-			e := ds.Scores[k]
-			tm[j] = e.ElapsedS.V
-			y[j] = math.NaN()
-			if !math.IsNaN(e.RawScore) {
-				y[j] = analysis.Normalize(e.RawScore, t.YStart.V, t.YRef.V, analysis.NormalizeOptions{})
-			}
-		}
-		length := 0.0
-		switch {
-		case r.TimeLimitS.Valid && r.TimeLimitS.V > 0:
-			length = float64(r.TimeLimitS.V)
-		case r.Kind == "human":
-			length = humanLength
-		}
-		rule := analysis.RuleMax
-		if t.Aggregation.Valid {
-			if rr, err := analysis.ParseRule(t.Aggregation.V); err == nil {
-				rule = rr
-			}
-		}
-		c := analysis.BestSoFar(tm, y, rule, length)
-		if len(c.T) == 0 {
-			skipped++ // no valid score at all: its final score is null, so it is not in the curve either
-			continue
-		}
-		k := groupKey{r.Agent, r.TimeLimitS.V, r.TimeLimitS.Valid}
-		if groups[k] == nil {
-			groups[k] = map[string][]analysis.RunCurve{}
-		}
-		groups[k][r.TaskID] = append(groups[k][r.TaskID], c)
-		st := rates[r.Agent]
-		st[0]++
-		st[1] += float64(len(idx))
-		if length > 0 {
-			st[2] += length / 3600
-		} else if len(tm) > 0 {
-			st[2] += tm[len(tm)-1] / 3600
-		}
-		rates[r.Agent] = st
-	}
-	return groups, skipped, rates
-}
-
 // Run prints the curves (or the rates).
 func Run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
@@ -193,69 +98,36 @@ func Run(opts *Options) error {
 }
 
 // Compute runs the command on a loaded dataset and writes its output to
-// opts.IO.Out (rdeval report calls it on the demo study).
+// opts.IO.Out.
 func Compute(opts *Options, ds *ingest.Dataset) error {
-	grid, _ := parseGrid(opts.Grid)
-	groups, skipped, rates := Curves(ds, opts.HumanLength.Seconds())
-	if len(groups) == 0 {
-		return &cmdutil.BadInputError{Err: fmt.Errorf("no run has a score log with elapsed times and a task with y_start and y_ref: curves need score logs (ingest them with the runs)")}
+	grid, _ := cmdutil.ParseGrid(opts.Grid)
+	res, err := study.Curves(ds, study.CurvesParams{Grid: grid, Step: opts.Interp == "step", Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI,
+		HumanLength: opts.HumanLength, RatesOnly: opts.Rates})
+	var noCurve *cmdutil.BadInputError // no run has a curve: the error says it all
+	if res.Skipped > 0 && !errors.As(err, &noCurve) {
+		opts.IO.Notef("%d runs without a usable score log (or without the task's y_start/y_ref) are left out", res.Skipped)
 	}
-	if skipped > 0 {
-		opts.IO.Notef("%d runs without a usable score log (or without the task's y_start/y_ref) are left out", skipped)
+	if err != nil {
+		return err
 	}
 	if opts.Rates {
-		return writeRates(opts, rates)
+		return writeRates(opts, res.Rates)
 	}
-	keys := make([]groupKey, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].agent != keys[j].agent {
-			return keys[i].agent < keys[j].agent
-		}
-		return keys[i].tl < keys[j].tl
-	})
-	how := analysis.LogLinear
-	if opts.Interp == "step" {
-		how = analysis.Step
-	}
-	t := cmdutil.Table{Header: []string{"agent", "time_limit_s", "t_s", "n_tasks", "n_runs", "estimate", "ci_low", "ci_high"}}
 	var js []map[string]any
-	for _, k := range keys {
-		names := make([]string, 0, len(groups[k]))
-		for n := range groups[k] {
-			names = append(names, n)
+	for _, c := range res.Curves {
+		var tl any
+		if c.TimeLimitS != nil {
+			tl = *c.TimeLimitS
 		}
-		sort.Strings(names)
-		var tc []analysis.TaskCurves
-		for _, n := range names {
-			tc = append(tc, analysis.TaskCurves{Task: n, Runs: groups[k][n]})
-		}
-		pts, err := analysis.ScoreOverTime(tc, grid, how, analysis.ScoreAtKOptions{Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI})
-		if err != nil {
-			return err
-		}
-		tl, tlText := any(nil), ""
-		var tlp *int64
-		if k.hasTL {
-			tl, tlText = k.tl, strconv.FormatInt(k.tl, 10)
-			v := k.tl
-			tlp = &v
-		}
-		if opts.OnCurve != nil {
-			opts.OnCurve(k.agent, tlp, pts)
-		}
-		for _, p := range pts {
+		for _, p := range c.Points {
 			if p.NTasks == 0 {
 				continue // after every run's time limit
 			}
-			t.Rows = append(t.Rows, []string{k.agent, tlText, strconv.FormatFloat(p.T, 'f', -1, 64), strconv.Itoa(p.NTasks), strconv.Itoa(p.NRuns), cmdutil.Fixed4(p.Estimate), cmdutil.Fixed4(p.CILow), cmdutil.Fixed4(p.CIHigh)})
-			js = append(js, map[string]any{"agent": k.agent, "time_limit_s": tl, "t_s": p.T, "n_tasks": p.NTasks, "n_runs": p.NRuns,
+			js = append(js, map[string]any{"agent": c.Agent, "time_limit_s": tl, "t_s": p.T, "n_tasks": p.NTasks, "n_runs": p.NRuns,
 				"estimate": cmdutil.JSONNum(p.Estimate), "ci_low": cmdutil.JSONNum(p.CILow), "ci_high": cmdutil.JSONNum(p.CIHigh)})
 		}
 	}
-	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
+	return cmdutil.Emit(opts.IO.Out, opts.Format, res.Table(), js)
 }
 
 func writeRates(opts *Options, rates map[string][3]float64) error {

@@ -165,6 +165,13 @@ func (c *drawCtx) quiet() (*iostreams.IO, func()) {
 	}
 }
 
+// warn adds the warnings of a result (study) to the figure's.
+func (c *drawCtx) warn(ws []error) {
+	for _, w := range ws {
+		c.warnf("%v", w)
+	}
+}
+
 // warnf adds a warning once (a fit's warning can reach it both from the
 // command's stderr and from its result).
 func (c *drawCtx) warnf(format string, args ...any) {

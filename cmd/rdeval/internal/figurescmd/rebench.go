@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/curvescmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/scoreatkcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"gonum.org/v1/plot"
@@ -34,13 +32,10 @@ type scoreAtKOptions struct {
 
 // scoreAtKRows runs rdeval scoreatk (percentile bootstrap, short tasks
 // dropped, which it warns about) on ds.
-func scoreAtKRows(c *drawCtx, ds *ingest.Dataset, by []string, ks []int) ([]scoreatkcmd.Row, error) {
-	var rows []scoreatkcmd.Row
-	sub, collect := c.quiet()
-	err := scoreatkcmd.Compute(&scoreatkcmd.Options{IO: sub, Format: cmdutil.FormatCSV, By: by, Ks: ks, Boot: c.boot, Seed: c.seed, CI: c.ci,
-		Short: "drop", Method: "percentile", OnRows: func(r []scoreatkcmd.Row) { rows = r }}, ds)
-	collect()
-	return rows, err
+func scoreAtKRows(c *drawCtx, ds *ingest.Dataset, by []string, ks []int) ([]study.ScoreAtKRow, error) {
+	res, err := study.ScoreAtK(ds, study.ScoreAtKParams{By: by, Ks: ks, Boot: c.boot, Seed: c.seed, CI: c.ci})
+	c.warn(res.Warnings)
+	return res.Rows, err
 }
 
 // withTimeLimit keeps the runs whose time_limit_s is tl.
@@ -216,17 +211,16 @@ func (o *allocationOptions) defaults(c *drawCtx) (time.Duration, error) {
 	return d, nil
 }
 
-func allocationRows(c *drawCtx, o *allocationOptions) ([]allocationcmd.Row, error) {
+func allocationRows(c *drawCtx, o *allocationOptions) ([]study.AllocationRow, error) {
 	hl, err := o.defaults(c)
 	if err != nil {
 		return nil, err
 	}
-	var rows []allocationcmd.Row
-	sub, collect := c.quiet()
-	err = allocationcmd.Compute(&allocationcmd.Options{IO: sub, Format: cmdutil.FormatCSV, Budgets: o.Budgets, Boot: c.boot, Seed: c.seed, CI: c.ci,
-		Select: "observed", Truncate: o.Truncate, HumanLength: hl, OnRows: func(r []allocationcmd.Row) { rows = r }}, c.ds)
-	collect()
-	return rows, err
+	budgets, _ := cmdutil.ParseBudgets(o.Budgets)
+	res, err := study.Allocation(c.ds, study.AllocationParams{Budgets: budgets, Boot: c.boot, Seed: c.seed, CI: c.ci,
+		Select: "observed", Truncate: o.Truncate, HumanLength: hl})
+	c.warn(res.Warnings)
+	return res.Rows, err
 }
 
 func drawAllocation(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
@@ -341,7 +335,7 @@ func drawPerTask(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	}
 	sort.Ints(kOrder)
 	by := []string{"agent", "task_id"}
-	var rows []scoreatkcmd.Row
+	var rows []study.ScoreAtKRow
 	for _, k := range kOrder {
 		r, err := scoreAtKRows(c, byK[k], by, []int{k})
 		if err != nil {
@@ -351,7 +345,7 @@ func drawPerTask(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	}
 	// Tasks along x by name, agents in name order within each (a task an
 	// agent did not run gets a missing bar, so colours keep their places).
-	cells := map[string]map[string]scoreatkcmd.Row{}
+	cells := map[string]map[string]study.ScoreAtKRow{}
 	agents := map[string]bool{}
 	for _, r := range rows {
 		if r.NTasks == 0 {
@@ -359,7 +353,7 @@ func drawPerTask(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		}
 		t := r.Group["task_id"]
 		if cells[t] == nil {
-			cells[t] = map[string]scoreatkcmd.Row{}
+			cells[t] = map[string]study.ScoreAtKRow{}
 		}
 		cells[t][r.Group["agent"]] = r
 		agents[r.Group["agent"]] = true
@@ -405,19 +399,18 @@ func drawCurves(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		return nil, nil, c.optErr("human_length %q: want a duration such as 8h", opts.HumanLength)
 	}
 	curves := map[string]map[string][]analysis.CurvePoint{} // time limit (seconds as text, "" none) → agent → points
-	sub, collect := c.quiet()
-	err = curvescmd.Compute(&curvescmd.Options{IO: sub, Format: cmdutil.FormatCSV, Grid: opts.Grid, Interp: "log-linear", Boot: c.boot, Seed: c.seed, CI: c.ci, HumanLength: hl,
-		OnCurve: func(agent string, tl *int64, pts []analysis.CurvePoint) {
-			key := ""
-			if tl != nil {
-				key = strconv.FormatInt(*tl, 10)
-			}
-			if curves[key] == nil {
-				curves[key] = map[string][]analysis.CurvePoint{}
-			}
-			curves[key][agent] = pts
-		}}, c.ds)
-	collect()
+	grid, _ := cmdutil.ParseGrid(opts.Grid)
+	res, err := study.Curves(c.ds, study.CurvesParams{Grid: grid, Boot: c.boot, Seed: c.seed, CI: c.ci, HumanLength: hl})
+	for _, cv := range res.Curves {
+		key := ""
+		if cv.TimeLimitS != nil {
+			key = strconv.FormatInt(*cv.TimeLimitS, 10)
+		}
+		if curves[key] == nil {
+			curves[key] = map[string][]analysis.CurvePoint{}
+		}
+		curves[key][cv.Agent] = cv.Points
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/rdeval/rdeval/analysis/formula"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/successcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"gonum.org/v1/plot"
@@ -62,9 +62,10 @@ func drawSuccess(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	default:
 		return nil, nil, c.optErr("metric %q: want final, exec or recall", opts.Metric)
 	}
-	sub, collect := c.quiet()
-	err := successcmd.Compute(&successcmd.Options{IO: sub, Format: cmdutil.FormatCSV, Boot: c.boot, Seed: c.seed, CI: c.ci, OnSummary: onSummary}, rexbenchRuns(c.ds))
-	collect()
+	res, err := study.Success(rexbenchRuns(c.ds), study.SuccessParams{Boot: c.boot, Seed: c.seed, CI: c.ci})
+	for _, cell := range res.Cells {
+		onSummary(cell.Key.Framework, cell.Key.Model, cell.Key.Hint, cell.Summary)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,9 +6,9 @@ import (
 	"sort"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -216,7 +216,7 @@ type cunits struct {
 
 // compareUnits gives every run of A and B its score as rdeval compare uses
 // it: its final score, or, for a group read at the budget, the score its
-// own log had reached at the budget (allocationcmd.TruncatedScores on that
+// own log had reached at the budget (study.TruncatedScores on that
 // run alone). Runs that compare leaves out (no score; no log when read at
 // the budget) get no unit.
 func compareUnits(ds *ingest.Dataset, opts *Options, ga, gb map[string]string, ka, kb int) (*cunits, error) {
@@ -246,7 +246,7 @@ func compareUnits(ds *ingest.Dataset, opts *Options, ga, gb map[string]string, k
 				continue
 			}
 			one := &ingest.Dataset{Runs: []ingest.Run{*r}, Scores: ds.Scores, Tasks: ds.Tasks}
-			for _, tasks := range allocationcmd.TruncatedScores(one, func(*ingest.Run) bool { return true }, opts.Budget) {
+			for _, tasks := range study.TruncatedScores(one, func(*ingest.Run) bool { return true }, opts.Budget) {
 				for t, sc := range tasks {
 					for _, v := range sc {
 						cu.units = append(cu.units, cunit{run: i, side: side, task: t, score: v})

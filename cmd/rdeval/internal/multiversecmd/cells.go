@@ -357,7 +357,7 @@ func readAtBudget(ds *ingest.Dataset, spec string, budget, humanLen float64) boo
 }
 
 // rescoreTruncated applies the cell's floor, cap and outlier cap to scores
-// read at the budget from score logs (allocationcmd.TruncatedScores
+// read at the budget from score logs (study.TruncatedScores
 // normalizes them with the task catalog, so the triton rule and the human
 // reference already apply, but floors at 0 and does not cap). A floor above
 // 0 and caps commute with that; a floor below 0 cannot be undone. Runs an

@@ -16,7 +16,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/scoreatkcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -163,13 +163,15 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 	distinct := map[string]bool{}
 	for _, c := range res.Cells {
 		d := directScores(t, base, label(res, c, KeyFloor), label(res, c, KeyCap), label(res, c, KeyTritonRule), label(res, c, KeyOutlier))
-		var rows []scoreatkcmd.Row
-		io, _, _ := iostreams.Test()
-		o := &scoreatkcmd.Options{IO: io, Format: cmdutil.FormatJSON, Ks: []int{16}, Boot: 100, Seed: 7, CI: 0.95,
-			Short: label(res, c, KeyShort), Method: "percentile", OnRows: func(r []scoreatkcmd.Row) { rows = r }}
-		if err := scoreatkcmd.Compute(o, d); err != nil {
+		p := study.ScoreAtKParams{Ks: []int{16}, Boot: 100, Seed: 7, CI: 0.95}
+		if label(res, c, KeyShort) == "truncate" {
+			p.Short = analysis.TruncateShort
+		}
+		sr, err := study.ScoreAtK(d, p)
+		if err != nil {
 			t.Fatal(err)
 		}
+		rows := sr.Rows
 		lo, hi := rows[0].CILow, rows[0].CIHigh
 		if u := label(res, c, KeyBootstrap); u != "runs" {
 			by := map[string][]float64{}
@@ -387,13 +389,11 @@ choices:
 			}
 			d.Runs = append(d.Runs, r)
 		}
-		var rows []scoreatkcmd.Row
-		io, _, _ := iostreams.Test()
-		o := &scoreatkcmd.Options{IO: io, Format: cmdutil.FormatJSON, Ks: []int{1}, Boot: 100, Seed: 7, CI: 0.95,
-			Short: "drop", Method: "percentile", OnRows: func(r []scoreatkcmd.Row) { rows = r }}
-		if err := scoreatkcmd.Compute(o, d); err != nil {
+		sr, err := study.ScoreAtK(d, study.ScoreAtKParams{Ks: []int{1}, Boot: 100, Seed: 7, CI: 0.95})
+		if err != nil {
 			t.Fatal(err)
 		}
+		rows := sr.Rows
 		checkCell(t, c, rows[0].Estimate, rows[0].CILow, rows[0].CIHigh)
 	}
 }

@@ -11,10 +11,9 @@ import (
 	"strings"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/scoreatkcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"gonum.org/v1/plot"
@@ -45,7 +44,7 @@ func (f *figureData) errors(runs []ingest.Run) {
 	f.errCats, f.errGroups, f.errCounts = cats, groups, counts
 }
 
-func (f *figureData) scoreAtK(rows []scoreatkcmd.Row) {
+func (f *figureData) scoreAtK(rows []study.ScoreAtKRow) {
 	f.scoreatk = map[string]map[string][]analysis.ScoreAtKPoint{}
 	for _, r := range rows {
 		tl := durationLabel(r.Group["time_limit_s"])
@@ -57,7 +56,7 @@ func (f *figureData) scoreAtK(rows []scoreatkcmd.Row) {
 	}
 }
 
-func (f *figureData) allocation(rows []allocationcmd.Row) {
+func (f *figureData) allocation(rows []study.AllocationRow) {
 	f.alloc = map[string][]analysis.AllocationPoint{}
 	for _, r := range rows {
 		if r.Selection != "observed" {

@@ -9,15 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
+	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/curvescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/inspectcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/scoreatkcmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/successcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -124,21 +122,36 @@ func Run(opts *Options) error {
 	files := []struct {
 		name, what string
 		t          *cmdutil.Table
-		run        func(*iostreams.IO) error
+		// run computes a table (study) and its warnings.
+		run func() (*cmdutil.Table, []error, error)
 	}{
 		{name: "groups.csv", what: "runs per benchmark × agent × time limit × task", t: groupTable(ds)},
 		{name: "scores.csv", what: "mean normalized score per benchmark × agent × time limit (over runs, and over tasks)", t: scoreTable(ds.Runs)},
-		{name: "scoreatk.csv", what: fmt.Sprintf("score@k per agent × time limit, 95%% percentile bootstrap CIs (B = %d, seed %d)", reportBoot, reportSeed), run: func(io *iostreams.IO) error {
-			return scoreatkcmd.Compute(&scoreatkcmd.Options{IO: io, Format: cmdutil.FormatCSV, By: []string{"agent", "time_limit_s"}, Boot: reportBoot, Seed: reportSeed, CI: 0.95, Short: "drop", OnRows: figs.scoreAtK}, rebench(ds))
+		{name: "scoreatk.csv", what: fmt.Sprintf("score@k per agent × time limit, 95%% percentile bootstrap CIs (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
+			res, err := study.ScoreAtK(rebench(ds), study.ScoreAtKParams{By: []string{"agent", "time_limit_s"}, Boot: reportBoot, Seed: reportSeed, CI: 0.95, Interval: analysis.Studentized})
+			figs.scoreAtK(res.Rows)
+			return res.Table(), res.Warnings, err
 		}},
-		{name: "allocation.csv", what: fmt.Sprintf("score by total budget for each run length; best allocation per budget (B = %d, seed %d)", reportBoot, reportSeed), run: func(io *iostreams.IO) error {
-			return allocationcmd.Compute(&allocationcmd.Options{IO: io, Format: cmdutil.FormatCSV, Budgets: []string{"30m", "1h", "2h", "4h", "8h", "16h", "32h"}, Boot: reportBoot, Seed: reportSeed, CI: 0.95, Select: "observed", Truncate: "humans", HumanLength: 8 * time.Hour, OnRows: figs.allocation}, rebench(ds))
+		{name: "allocation.csv", what: fmt.Sprintf("score by total budget for each run length; best allocation per budget (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
+			budgets, _ := cmdutil.ParseBudgets([]string{"30m", "1h", "2h", "4h", "8h", "16h", "32h"})
+			res, err := study.Allocation(rebench(ds), study.AllocationParams{Budgets: budgets, Boot: reportBoot, Seed: reportSeed, CI: 0.95, Select: "observed", Truncate: "humans", HumanLength: 8 * time.Hour})
+			figs.allocation(res.Rows)
+			return res.Table(), res.Warnings, err
 		}},
-		{name: "curves.csv", what: fmt.Sprintf("mean best-so-far normalized score over time, log-linear interpolation (B = %d, seed %d)", reportBoot, reportSeed), run: func(io *iostreams.IO) error {
-			return curvescmd.Compute(&curvescmd.Options{IO: io, Format: cmdutil.FormatCSV, Grid: []string{"1m", "2m", "5m", "10m", "15m", "30m", "1h", "2h", "4h", "8h"}, Interp: "log-linear", Boot: reportBoot, Seed: reportSeed, CI: 0.95, HumanLength: 8 * time.Hour, OnCurve: figs.curve}, rebench(ds))
+		{name: "curves.csv", what: fmt.Sprintf("mean best-so-far normalized score over time, log-linear interpolation (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
+			grid, _ := cmdutil.ParseGrid([]string{"1m", "2m", "5m", "10m", "15m", "30m", "1h", "2h", "4h", "8h"})
+			res, err := study.Curves(rebench(ds), study.CurvesParams{Grid: grid, Boot: reportBoot, Seed: reportSeed, CI: 0.95, HumanLength: 8 * time.Hour})
+			for _, c := range res.Curves {
+				figs.curve(c.Agent, c.TimeLimitS, c.Points)
+			}
+			return res.Table(), nil, err
 		}},
-		{name: "success.csv", what: fmt.Sprintf("RExBench final/execution success and file recall per agent × hint level × task, mean over tasks (B = %d, seed %d)", reportBoot, reportSeed), run: func(io *iostreams.IO) error {
-			return successcmd.Compute(&successcmd.Options{IO: io, Format: cmdutil.FormatCSV, Boot: reportBoot, Seed: reportSeed, CI: 0.95, OnSummary: figs.success}, rexbenchOnly(ds))
+		{name: "success.csv", what: fmt.Sprintf("RExBench final/execution success and file recall per agent × hint level × task, mean over tasks (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
+			res, err := study.Success(rexbenchOnly(ds), study.SuccessParams{Boot: reportBoot, Seed: reportSeed, CI: 0.95})
+			for _, c := range res.Cells {
+				figs.success(c.Key.Framework, c.Key.Model, c.Key.Hint, c.Summary)
+			}
+			return res.Table(), nil, err
 		}},
 		{name: "rexbench_outcomes.csv", what: "RExBench outcomes and success rates per agent × hint level", t: outcomeTable(ds.Runs)},
 	}
@@ -155,22 +168,21 @@ func Run(opts *Options) error {
 	idx.WriteString("| file | what |\n|---|---|\n| data/ | runs, score_log and tasks tables (Parquet) with manifest.json (inputs' sha256, row counts) |\n")
 	for _, f := range files {
 		progress("computing %s…", f.name)
-		var b bytes.Buffer
-		rows := 0
 		if f.run != nil {
-			var errb bytes.Buffer
-			sub := &iostreams.IO{In: opts.IO.In, Out: &b, ErrOut: &errb}
-			if err := f.run(sub); err != nil {
+			t, ws, err := f.run()
+			if err != nil {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
-			warnings = append(warnings, commandWarnings(f.name, errb.String())...)
-			rows = bytes.Count(b.Bytes(), []byte("\n")) - 1
-		} else {
-			if err := f.t.WriteCSV(&b); err != nil {
-				return err
+			for _, w := range ws {
+				warnings = append(warnings, f.name+": "+w.Error())
 			}
-			rows = len(f.t.Rows)
+			f.t = t
 		}
+		var b bytes.Buffer
+		if err := f.t.WriteCSV(&b); err != nil {
+			return err
+		}
+		rows := len(f.t.Rows)
 		if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, f.name), b.Bytes()); err != nil {
 			return err
 		}

@@ -59,16 +59,3 @@ func smallN(ds *ingest.Dataset) []string {
 	}
 	return out
 }
-
-// commandWarnings turns the "warning: " lines a command wrote to stderr
-// (tasks dropped for too few runs, runs without a score, fits that did not
-// converge) into report warnings naming the table they concern.
-func commandWarnings(table, stderr string) []string {
-	var out []string
-	for _, l := range strings.Split(stderr, "\n") {
-		if w, ok := strings.CutPrefix(l, "warning: "); ok {
-			out = append(out, table+": "+w)
-		}
-	}
-	return out
-}

@@ -2,19 +2,12 @@
 package scoreatkcmd
 
 import (
-	"errors"
-	"fmt"
-	"math"
-	"runtime"
-	"slices"
-	"sort"
 	"strconv"
-	"strings"
-	"sync"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -36,8 +29,6 @@ type Options struct {
 	BootUnit string
 	// TaskWeights is a CSV file task_id,weight for a weighted cross-task mean.
 	TaskWeights string
-	// OnRows, if set, receives the computed rows (rdeval report draws figures from them).
-	OnRows func([]Row)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -143,18 +134,6 @@ score are left out and counted.`,
 	return cmd
 }
 
-// Row is one output row (the JSON object; --by keys are added by name).
-type Row struct {
-	Group        map[string]string
-	K            int
-	NTasks       int
-	TasksDropped []string
-	Estimate     float64
-	BootMean     float64
-	CILow        float64
-	CIHigh       float64
-}
-
 // Run computes and prints score@k.
 func Run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
@@ -165,204 +144,35 @@ func Run(opts *Options) error {
 }
 
 // Compute runs the command on a loaded dataset and writes its output to
-// opts.IO.Out (rdeval report calls it on the demo study).
+// opts.IO.Out.
 func Compute(opts *Options, ds *ingest.Dataset) error {
 	weights, err := cmdutil.ReadTaskWeights(opts.TaskWeights)
 	if err != nil {
 		return err
 	}
-	random := map[string]bool{}
-	for _, t := range ds.Tasks {
-		if t.Selection.Valid && t.Selection.V == "random" {
-			random[t.Benchmark+"\x00"+t.TaskID] = true
-		}
-	}
-	type group struct {
-		key   []string
-		tasks map[string][]float64
-		rand  map[string]bool
-	}
-	groups := map[string]*group{}
-	missing := 0
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if !r.Score.Valid {
-			missing++
-			continue
-		}
-		key := make([]string, len(opts.By))
-		for j, b := range opts.By {
-			if v, ok := ingest.RunValue(r, b); ok {
-				key[j] = v
-			} // null (e.g. METR's human time limit): "" here, null in JSON
-		}
-		id := strings.Join(key, "\x00")
-		g := groups[id]
-		if g == nil {
-			g = &group{key: key, tasks: map[string][]float64{}, rand: map[string]bool{}}
-			groups[id] = g
-		}
-		g.tasks[r.TaskID] = append(g.tasks[r.TaskID], r.Score.V)
-		if random[r.Benchmark+"\x00"+r.TaskID] {
-			g.rand[r.TaskID] = true
-		}
-	}
-	if len(groups) == 0 {
-		return &cmdutil.BadInputError{Err: fmt.Errorf("no run has a score (%d runs without one): score@k needs normalized scores", missing)}
-	}
-	if missing > 0 {
-		opts.IO.Warnf("%d runs without a score are left out", missing)
-	}
-	ids := make([]string, 0, len(groups))
-	for id := range groups {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return lessKey(groups[ids[i]].key, groups[ids[j]].key) })
-	// The groups' curves are computed concurrently (each is a pure
-	// function of its tasks, seed and options, so the order does not
-	// change a number): one group's serial steps (sorting, tables, the end
-	// of its bootstrap) then overlap another's bootstrap instead of idling
-	// a core. Warnings and rows follow in group order.
-	type curve struct {
-		tasks []analysis.TaskScores
-		ks    []int
-		pts   []analysis.ScoreAtKPoint
-		err   error
-	}
-	curves := make([]curve, len(ids))
-	for gi, id := range ids {
-		g := groups[id]
-		names := make([]string, 0, len(g.tasks))
-		for t := range g.tasks {
-			names = append(names, t)
-		}
-		sort.Strings(names)
-		tasks := make([]analysis.TaskScores, len(names))
-		minN := math.MaxInt
-		for i, t := range names {
-			tasks[i] = analysis.TaskScores{Task: t, Scores: g.tasks[t], Random: g.rand[t]}
-			if weights != nil {
-				w, ok := weights[t]
-				if !ok {
-					return &cmdutil.BadInputError{Err: fmt.Errorf("--task-weights %s: no weight for task %q", opts.TaskWeights, t)}
-				}
-				tasks[i].Weight = w
-			}
-			if !g.rand[t] && len(g.tasks[t]) < minN {
-				minN = len(g.tasks[t])
-			}
-		}
-		ks := opts.Ks
-		if len(ks) == 0 {
-			if minN == math.MaxInt {
-				minN = 1
-			}
-			for k := 1; k <= max(1, minN/2); k *= 2 {
-				ks = append(ks, k)
-			}
-		}
-		curves[gi] = curve{tasks: tasks, ks: ks}
-	}
-	short := analysis.DropShort
+	p := study.ScoreAtKParams{By: opts.By, Ks: opts.Ks, Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI, Weights: weights, WeightsFile: opts.TaskWeights}
 	if opts.Short == "truncate" {
-		short = analysis.TruncateShort
+		p.Short = analysis.TruncateShort
 	}
-	interval := analysis.Studentized // the default ("")
 	switch opts.Method {
 	case "percentile":
-		interval = analysis.Percentile
+		p.Interval = analysis.Percentile
 	case "bca":
-		interval = analysis.BCa
+		p.Interval = analysis.BCa
+	default: // studentized, also ""
+		p.Interval = analysis.Studentized
 	}
-	byTasks := opts.BootUnit == "tasks"
-	// A group over fewer tasks than another in the same table averages
-	// over other tasks: say which are missing (not when the groups are
-	// tasks, --by task_id).
-	allTasks := map[string]bool{}
-	if !slices.Contains(opts.By, "task_id") {
-		for _, g := range groups {
-			for t := range g.tasks {
-				allTasks[t] = true
-			}
-		}
+	p.ResampleTasks = opts.BootUnit == "tasks"
+	res, err := study.ScoreAtK(ds, p)
+	opts.IO.Warn(res.Warnings...)
+	if err != nil {
+		return err
 	}
-	var wg sync.WaitGroup
-	running := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for gi := range curves {
-		c := &curves[gi]
-		running <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-running }()
-			c.pts, c.err = analysis.ScoreAtKCurve(c.tasks, analysis.ScoreAtKOptions{Ks: c.ks, Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI, Short: short, Interval: interval, ResampleTasks: byTasks})
-		})
-	}
-	wg.Wait()
-	var rows []Row
-	for gi, id := range ids {
-		g := groups[id]
-		pts, err := curves[gi].pts, curves[gi].err
-		if err != nil {
-			return err
-		}
-		group := map[string]string{}
-		for j, b := range opts.By {
-			group[b] = g.key[j]
-		}
-		if len(g.tasks) < len(allTasks) {
-			var miss []string
-			for t := range allTasks {
-				if _, ok := g.tasks[t]; !ok {
-					miss = append(miss, t)
-				}
-			}
-			sort.Strings(miss)
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: covers %d of the %d tasks in this table (missing: %s); its score@k averages over other tasks than the other groups'\n",
-				strings.Join(g.key, " / "), len(g.tasks), len(allTasks), strings.Join(miss, ", "))
-		}
-		// One line per group for the tasks left out for having fewer than
-		// k runs (they are listed in the tasks_dropped column too).
-		var shortK []string
-		for _, p := range pts {
-			for _, w := range p.Warnings {
-				var sw *analysis.ShortTasksWarning
-				if errors.As(w, &sw) {
-					shortK = append(shortK, fmt.Sprintf("k=%d: %d of %d", sw.K, len(sw.Dropped), len(sw.Dropped)+p.NTasks))
-					continue
-				}
-				opts.IO.Warnf("%s: %v", strings.Join(g.key, " / "), w)
-			}
-		}
-		if len(shortK) > 0 {
-			opts.IO.Warnf("%s: tasks with fewer than k runs are left out (see tasks_dropped): %s", strings.Join(g.key, " / "), strings.Join(shortK, ", "))
-		}
-		for _, p := range pts {
-			rows = append(rows, Row{Group: group, K: p.K, NTasks: p.NTasks, TasksDropped: p.Dropped,
-				Estimate: p.Estimate, BootMean: p.BootMean, CILow: p.CILow, CIHigh: p.CIHigh})
-		}
-	}
-	if opts.OnRows != nil {
-		opts.OnRows(rows)
-	}
-	return write(opts, rows)
+	return write(opts, &res)
 }
 
-func lessKey(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			ai, errA := strconv.ParseFloat(a[i], 64)
-			bi, errB := strconv.ParseFloat(b[i], 64)
-			if errA == nil && errB == nil {
-				return ai < bi
-			}
-			return a[i] < b[i]
-		}
-	}
-	return false
-}
-
-// num is a JSON number that is null when NaN.
-
-func write(opts *Options, rows []Row) error {
+func write(opts *Options, res *study.ScoreAtKResult) error {
+	rows := res.Rows
 	switch opts.Format {
 	case cmdutil.FormatJSON:
 		out := make([]map[string]any, len(rows))
@@ -391,16 +201,7 @@ func write(opts *Options, rows []Row) error {
 		}
 		return cmdutil.WriteJSON(opts.IO.Out, out)
 	}
-	t := cmdutil.Table{Header: append(append([]string{}, opts.By...), "k", "n_tasks", "tasks_dropped", "estimate", "boot_mean", "ci_low", "ci_high")}
-	for _, r := range rows {
-		var row []string
-		for _, b := range opts.By {
-			row = append(row, r.Group[b])
-		}
-		row = append(row, strconv.Itoa(r.K), strconv.Itoa(r.NTasks), strings.Join(r.TasksDropped, ";"),
-			cmdutil.Fixed4(r.Estimate), cmdutil.Fixed4(r.BootMean), cmdutil.Fixed4(r.CILow), cmdutil.Fixed4(r.CIHigh))
-		t.Rows = append(t.Rows, row)
-	}
+	t := res.Table()
 	if opts.Format == cmdutil.FormatCSV {
 		return t.WriteCSV(opts.IO.Out)
 	}

@@ -3,13 +3,12 @@ package successcmd
 
 import (
 	"fmt"
-	"math"
-	"sort"
 	"strconv"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -25,8 +24,6 @@ type Options struct {
 	CI       float64
 	Ablation bool
 	Baseline string
-	// OnSummary, if set, receives each cell's headline (rdeval report draws figures from them).
-	OnSummary func(framework, model, hint string, sum analysis.RateSummary)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -79,69 +76,6 @@ level (--baseline no_hints) with the paired difference and its bootstrap CI.`,
 	return cmd
 }
 
-type cellKey struct{ framework, model, hint string }
-
-// Cells groups the runs that carry success information by framework ×
-// model × hint level, with each run's file recall resolved.
-func Cells(ds *ingest.Dataset) (map[cellKey][]analysis.OutcomeRun, int) {
-	gold := map[[2]string][]string{}
-	for _, t := range ds.Tasks {
-		if t.GoldFiles != nil {
-			gold[[2]string{t.Benchmark, t.TaskID}] = t.GoldFiles
-		}
-	}
-	cells := map[cellKey][]analysis.OutcomeRun{}
-	skipped := 0
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if !r.FinalSuccess.Valid && !r.ExecSuccess.Valid && !r.Outcome.Valid {
-			skipped++
-			continue
-		}
-		rec := math.NaN()
-		switch g, ok := gold[[2]string{r.Benchmark, r.TaskID}]; {
-		case r.FileRecall.Valid:
-			rec = r.FileRecall.V
-		case ok && r.FilesEdited != nil:
-			rec = analysis.FileRecall(r.FilesEdited, g)
-		}
-		k := cellKey{r.Scaffold.Or(r.Agent), r.Model.Or(""), r.HintLevel.Or("")}
-		cells[k] = append(cells[k], analysis.OutcomeRun{Task: r.TaskID, Trial: int(r.Trial.Or(0)),
-			Final: r.FinalSuccess.Or(false), Exec: r.ExecSuccess.Or(false), Recall: rec})
-	}
-	return cells, skipped
-}
-
-func sortedKeys(cells map[cellKey][]analysis.OutcomeRun) []cellKey {
-	keys := make([]cellKey, 0, len(cells))
-	for k := range cells {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.framework != b.framework {
-			return a.framework < b.framework
-		}
-		if a.model != b.model {
-			return a.model < b.model
-		}
-		return hintOrder(a.hint) < hintOrder(b.hint) || hintOrder(a.hint) == hintOrder(b.hint) && a.hint < b.hint
-	})
-	return keys
-}
-
-func hintOrder(h string) int {
-	switch h {
-	case "no_hints":
-		return 0
-	case "hints":
-		return 1
-	case "detailed_hints":
-		return 2
-	}
-	return 3
-}
-
 // Run prints the rates.
 func Run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
@@ -153,47 +87,48 @@ func Run(opts *Options) error {
 
 // Compute runs the command on a loaded dataset.
 func Compute(opts *Options, ds *ingest.Dataset) error {
-	cells, skipped := Cells(ds)
-	if len(cells) == 0 {
-		return &cmdutil.BadInputError{Err: fmt.Errorf("no run has final_success, exec_success or an outcome: success rates need RExBench-style records")}
-	}
-	if skipped > 0 {
-		opts.IO.Notef("%d runs without success information are left out", skipped)
-	}
 	if opts.Ablation {
+		cells, skipped := study.OutcomeCells(ds)
+		if len(cells) == 0 {
+			return study.ErrNoOutcomes
+		}
+		if skipped > 0 {
+			opts.IO.Notef("%d runs without success information are left out", skipped)
+		}
 		return ablation(opts, cells)
 	}
-	t := cmdutil.Table{Header: []string{"framework", "model", "hint_level", "task_id", "runs", "final_success", "execution_success", "file_recall", "final_ci_low", "final_ci_high", "final_sd_trials"}}
+	res, err := study.Success(ds, study.SuccessParams{Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI})
+	if err == study.ErrNoOutcomes {
+		return err
+	}
+	if res.Skipped > 0 {
+		opts.IO.Notef("%d runs without success information are left out", res.Skipped)
+	}
+	if err != nil {
+		return err
+	}
 	var js []map[string]any
-	for _, k := range sortedKeys(cells) {
-		rates, sum, err := analysis.SuccessRates(cells[k], opts.Boot, opts.Seed, opts.CI)
-		if err != nil {
-			return err
-		}
-		if opts.OnSummary != nil {
-			opts.OnSummary(k.framework, k.model, k.hint, sum)
-		}
-		for _, r := range rates {
-			t.Rows = append(t.Rows, []string{k.framework, k.model, k.hint, r.Task, strconv.Itoa(r.Runs), cmdutil.Fixed4(r.Final), cmdutil.Fixed4(r.Exec), cmdutil.Fixed4(r.Recall), "", "", ""})
-			js = append(js, map[string]any{"framework": k.framework, "model": k.model, "hint_level": k.hint, "task_id": r.Task, "runs": r.Runs,
+	for _, c := range res.Cells {
+		k, sum := c.Key, c.Summary
+		for _, r := range c.Tasks {
+			js = append(js, map[string]any{"framework": k.Framework, "model": k.Model, "hint_level": k.Hint, "task_id": r.Task, "runs": r.Runs,
 				"final_success": r.Final, "execution_success": r.Exec, "file_recall": cmdutil.JSONNum(r.Recall), "final_ci_low": nil, "final_ci_high": nil})
 		}
-		t.Rows = append(t.Rows, []string{k.framework, k.model, k.hint, "all", strconv.Itoa(sum.Runs), cmdutil.Fixed4(sum.Final), cmdutil.Fixed4(sum.Exec), cmdutil.Fixed4(sum.Recall), cmdutil.Fixed4(sum.FinalLow), cmdutil.Fixed4(sum.FinalHigh), cmdutil.Fixed4(sum.FinalSD)})
-		js = append(js, map[string]any{"framework": k.framework, "model": k.model, "hint_level": k.hint, "task_id": "all", "runs": sum.Runs,
+		js = append(js, map[string]any{"framework": k.Framework, "model": k.Model, "hint_level": k.Hint, "task_id": "all", "runs": sum.Runs,
 			"final_success": sum.Final, "execution_success": sum.Exec, "file_recall": cmdutil.JSONNum(sum.Recall), "final_ci_low": cmdutil.JSONNum(sum.FinalLow), "final_ci_high": cmdutil.JSONNum(sum.FinalHigh),
 			"execution_ci_low": cmdutil.JSONNum(sum.ExecLow), "execution_ci_high": cmdutil.JSONNum(sum.ExecHigh), "final_sd_trials": cmdutil.JSONNum(sum.FinalSD), "execution_sd_trials": cmdutil.JSONNum(sum.ExecSD), "tasks": sum.Tasks})
 	}
-	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
+	return cmdutil.Emit(opts.IO.Out, opts.Format, res.Table(), js)
 }
 
-func ablation(opts *Options, cells map[cellKey][]analysis.OutcomeRun) error {
+func ablation(opts *Options, cells map[study.CellKey][]analysis.OutcomeRun) error {
 	t := cmdutil.Table{Header: []string{"framework", "model", "hint_level", "baseline", "tasks", "final_success", "baseline_final_success", "diff", "diff_ci_low", "diff_ci_high"}}
 	var js []map[string]any
-	for _, k := range sortedKeys(cells) {
-		if k.hint == opts.Baseline {
+	for _, k := range study.SortedCells(cells) {
+		if k.Hint == opts.Baseline {
 			continue
 		}
-		base, ok := cells[cellKey{k.framework, k.model, opts.Baseline}]
+		base, ok := cells[study.CellKey{Framework: k.Framework, Model: k.Model, Hint: opts.Baseline}]
 		if !ok {
 			continue
 		}
@@ -201,8 +136,8 @@ func ablation(opts *Options, cells map[cellKey][]analysis.OutcomeRun) error {
 		if err != nil {
 			continue
 		}
-		t.Rows = append(t.Rows, []string{k.framework, k.model, k.hint, opts.Baseline, strconv.Itoa(d.Tasks), cmdutil.Fixed4(d.A), cmdutil.Fixed4(d.B), cmdutil.Fixed4(d.Diff), cmdutil.Fixed4(d.DiffLow), cmdutil.Fixed4(d.DiffHigh)})
-		js = append(js, map[string]any{"framework": k.framework, "model": k.model, "hint_level": k.hint, "baseline": opts.Baseline, "tasks": d.Tasks,
+		t.Rows = append(t.Rows, []string{k.Framework, k.Model, k.Hint, opts.Baseline, strconv.Itoa(d.Tasks), cmdutil.Fixed4(d.A), cmdutil.Fixed4(d.B), cmdutil.Fixed4(d.Diff), cmdutil.Fixed4(d.DiffLow), cmdutil.Fixed4(d.DiffHigh)})
+		js = append(js, map[string]any{"framework": k.Framework, "model": k.Model, "hint_level": k.Hint, "baseline": opts.Baseline, "tasks": d.Tasks,
 			"final_success": d.A, "baseline_final_success": d.B, "diff": d.Diff, "diff_ci_low": cmdutil.JSONNum(d.DiffLow), "diff_ci_high": cmdutil.JSONNum(d.DiffHigh)})
 	}
 	if len(js) == 0 {

@@ -1,4 +1,4 @@
-package allocationcmd
+package study
 
 import (
 	"math"
