@@ -4,7 +4,6 @@ package auditcmd
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"sort"
@@ -13,9 +12,7 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
@@ -294,10 +291,6 @@ func subset(ds *ingest.Dataset, where map[string]string) *ingest.Dataset {
 	return out
 }
 
-func quiet() *iostreams.IO {
-	return &iostreams.IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
-}
-
 func scoreAtK(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {
 	sr, err := study.ScoreAtK(ds, study.ScoreAtKParams{Ks: []int{s.K}, Boot: boot, Seed: seed, CI: 0.95})
 	if err != nil {
@@ -320,13 +313,13 @@ func scoreAtK(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error)
 }
 
 func compare(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {
-	random := comparecmd.RandomTasks(ds)
+	random := study.RandomTaskIDs(ds)
 	T, hl := s.budget.Seconds(), s.humanLen.Seconds()
-	a, _, err := comparecmd.Side(ds, s.A, T, hl, random)
+	a, _, err := study.Side(ds, s.A, T, hl, random)
 	if err != nil {
 		return result{}, err
 	}
-	b, _, err := comparecmd.Side(ds, s.B, T, hl, random)
+	b, _, err := study.Side(ds, s.B, T, hl, random)
 	if err != nil {
 		return result{}, err
 	}
@@ -347,25 +340,21 @@ func compare(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) 
 // estimate with the Wald (or, with cluster, CR1) 95% interval, or its
 // p-value.
 func regress(s Stat, ds *ingest.Dataset) (result, error) {
-	var res *regresscmd.Result
-	o := &regresscmd.Options{IO: quiet(), Formula: s.Formula, Family: s.Family, Cluster: s.Cluster, MaxIter: 25, NAGQ: s.NAGQ, CI: regresscmd.CIWald,
-		Format: cmdutil.FormatJSON, OnResult: func(r regresscmd.Result) { res = &r }}
-	if err := o.ParseFormula(); err != nil {
-		return result{}, err
-	}
-	if err := regresscmd.Fit(o, regresscmd.RunsTable(ds), nil); err != nil {
-		return result{}, err
-	}
-	num, err := res.Coefficient(s.Term)
+	res, err := study.Regress(study.RunsTable(ds), study.RegressParams{Formula: s.Formula, Family: s.Family, Cluster: s.Cluster, MaxIter: 25, NAGQ: s.NAGQ, CI: study.CIWald}, nil)
 	if err != nil {
 		return result{}, err
 	}
+	coef, err := res.Coefficient(s.Term)
+	if err != nil {
+		return result{}, err
+	}
+	coef = coef.Finite()
 	note := fmt.Sprintf("%s GLM on %d runs", s.Family, res.N)
 	if len(res.NGroups) > 0 && len(res.RandomEffects) > 0 {
 		var gs []string
 		for _, r := range res.RandomEffects {
-			if re, ok := r.(regresscmd.RandomEffect); ok && re.Group != "Residual" {
-				gs = append(gs, fmt.Sprintf("%s (%d levels, sd %s)", re.Group, res.NGroups[re.Group], fmtNum(re.SD)))
+			if r.Group != "Residual" {
+				gs = append(gs, fmt.Sprintf("%s (%d levels, sd %s)", r.Group, res.NGroups[r.Group], fmtNum(r.SD)))
 			}
 		}
 		kind := "LMM (REML)"
@@ -378,12 +367,12 @@ func regress(s Stat, ds *ingest.Dataset) (result, error) {
 		note = fmt.Sprintf("%s %s on %d runs, random intercepts of %s", s.Family, kind, res.N, strings.Join(gs, ", "))
 	}
 	if len(res.Warnings) > 0 {
-		note += "; " + strings.Join(res.Warnings, "; ")
+		note += "; " + study.JoinWarnings(res.Warnings, "; ")
 	}
 	if s.Measure == "p" {
-		return result{value: num("p"), lo: math.NaN(), hi: math.NaN(), note: note}, nil
+		return result{value: coef.P, lo: math.NaN(), hi: math.NaN(), note: note}, nil
 	}
-	return result{value: num("estimate"), lo: num("ci_low"), hi: num("ci_high"), note: note}, nil
+	return result{value: coef.Estimate, lo: coef.CILow, hi: coef.CIHigh, note: note}, nil
 }
 
 func success(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {

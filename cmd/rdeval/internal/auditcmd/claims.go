@@ -12,8 +12,7 @@ import (
 
 	"github.com/rdeval/rdeval/analysis/formula"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"go.yaml.in/yaml/v3"
 )
@@ -206,7 +205,7 @@ func validate(c *Claim) error {
 			return fmt.Errorf("scoreatk needs k ≥ 1")
 		}
 	case "compare":
-		d, m, err := comparecmd.CheckSpec(s.A, s.B, s.Budget, s.Measure)
+		d, m, err := study.CheckCompareSpec(s.A, s.B, s.Budget, s.Measure)
 		if err != nil {
 			return err
 		}
@@ -234,7 +233,7 @@ func validate(c *Claim) error {
 		if s.NAGQ == 0 {
 			s.NAGQ = 1
 		}
-		if s.Family, err = regresscmd.CheckFamily(s.Family); err != nil {
+		if s.Family, err = study.CheckFamily(s.Family); err != nil {
 			return fmt.Errorf("regress %v", err)
 		}
 		if s.Measure == "" {
@@ -258,7 +257,7 @@ func validate(c *Claim) error {
 			return fmt.Errorf("rates needs agent (or where)")
 		}
 	}
-	h, err := comparecmd.ParseHumanRunLength(s.HumanRunLength)
+	h, err := study.ParseHumanRunLength(s.HumanRunLength)
 	if err != nil {
 		return err
 	}

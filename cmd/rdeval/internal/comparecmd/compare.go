@@ -3,17 +3,13 @@ package comparecmd
 
 import (
 	"fmt"
-	"math"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
-	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
 
@@ -85,7 +81,7 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 				return cmdutil.Usagef("--boot must be ≥ 0 and --ci between 0 and 1")
 			}
 			for _, f := range []string{opts.A, opts.B} {
-				if _, err := ParseGroup(f); err != nil {
+				if _, err := study.ParseGroup(f); err != nil {
 					return err
 				}
 			}
@@ -110,142 +106,15 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 	return cmd
 }
 
-// ParseGroup parses a group spec COLUMN=VALUE[;COLUMN=VALUE…] into the
-// runs-column values a run must have to belong to the group.
-func ParseGroup(s string) (map[string]string, error) {
-	f := map[string]string{}
-	for _, part := range strings.Split(s, ";") {
-		k, v, ok := strings.Cut(part, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, cmdutil.Usagef("group %q: want COLUMN=VALUE[;COLUMN=VALUE…]", s)
-		}
-		if !ingest.IsRunColumn(k) {
-			return nil, cmdutil.Usagef("group %q: %q is not a runs column", s, k)
-		}
-		f[k] = strings.TrimSpace(v)
-	}
-	return f, nil
-}
-
-// Side collects the scores per task of the runs in group spec and works out
-// k for the budget T (seconds): k = T / run length, which must be a whole
-// number. Runs longer than T are read at T from their score logs (k = 1), as
-// RE-Bench reads human runs at budgets under 8 hours. Human runs without a
-// time limit last humanLen seconds; tasks in random are marked as randomly
-// selected. It also returns the run length used.
-func Side(ds *ingest.Dataset, spec string, budget, humanLen float64, random map[string]bool) (analysis.Side, float64, error) {
-	f, _ := ParseGroup(spec)
-	tasks := map[string][]float64{}
-	lengths := map[float64]bool{}
-	matched := 0
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		ok := true
-		for c, v := range f {
-			if got, _ := ingest.RunValue(r, c); got != v {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		matched++
-		if !r.Score.Valid {
-			continue
-		}
-		h := 0.0
-		switch {
-		case r.TimeLimitS.Valid && r.TimeLimitS.V > 0:
-			h = float64(r.TimeLimitS.V)
-		case r.Kind == "human":
-			h = humanLen
-		}
-		lengths[h] = true
-		tasks[r.TaskID] = append(tasks[r.TaskID], r.Score.V)
-	}
-	if matched == 0 {
-		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q matches no run", spec)}
-	}
-	if len(tasks) == 0 {
-		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: no run has a score", spec)}
-	}
-	if len(lengths) != 1 {
-		var ls []string
-		for l := range lengths {
-			ls = append(ls, strconv.FormatFloat(l, 'f', -1, 64))
-		}
-		sort.Strings(ls)
-		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q mixes run lengths %s s: add time_limit_s=… to it", spec, strings.Join(ls, ", "))}
-	}
-	var h float64
-	for l := range lengths {
-		h = l
-	}
-	if h <= 0 {
-		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: its runs have no time limit", spec)}
-	}
-	if h > budget {
-		// Read the runs at the budget from their score logs (k = 1), as
-		// RE-Bench reads humans at budgets shorter than 8 hours.
-		include := func(r *ingest.Run) bool {
-			for c, v := range f {
-				if got, _ := ingest.RunValue(r, c); got != v {
-					return false
-				}
-			}
-			return true
-		}
-		byTask := map[string][]float64{}
-		for _, tasks := range study.TruncatedScores(ds, include, budget) {
-			for t, s := range tasks {
-				byTask[t] = append(byTask[t], s...)
-			}
-		}
-		if len(byTask) == 0 {
-			return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: its runs last %v s, longer than the budget %v s, and have no score logs to read them at the budget", spec, h, budget)}
-		}
-		tasks = byTask
-		h = budget
-	}
-	k := math.Round(budget / h)
-	if k < 1 || math.Abs(float64(k*h)-budget) > 1e-9*budget {
-		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: its runs last %v s, which does not divide the budget %v s", spec, h, budget)}
-	}
-	names := make([]string, 0, len(tasks))
-	for t := range tasks {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	var s analysis.Side
-	s.K = int(k)
-	for _, t := range names {
-		s.Tasks = append(s.Tasks, analysis.TaskScores{Task: t, Scores: tasks[t], Random: random[t]})
-	}
-	return s, h, nil
-}
-
-// RandomTasks is the set of tasks whose selection is "random".
-func RandomTasks(ds *ingest.Dataset) map[string]bool {
-	random := map[string]bool{}
-	for _, t := range ds.Tasks {
-		if t.Selection.Valid && t.Selection.V == "random" {
-			random[t.TaskID] = true
-		}
-	}
-	return random
-}
-
 // Run prints the comparison.
 func Run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err
 	}
-	random := RandomTasks(ds)
+	random := study.RandomTaskIDs(ds)
 	T := opts.Budget.Seconds()
-	b, _, err := Side(ds, opts.B, T, opts.HumanLength.Seconds(), random)
+	b, _, err := study.Side(ds, opts.B, T, opts.HumanLength.Seconds(), random)
 	if err != nil && opts.Mode != "lines" {
 		return err
 	}
@@ -254,7 +123,7 @@ func Run(opts *Options) error {
 		if b.Tasks == nil {
 			// lines need only B's final scores, whatever its run length
 			var e error
-			if b, _, e = sideScores(ds, opts.B, random); e != nil {
+			if b, _, e = study.SideScores(ds, opts.B, random); e != nil {
 				return e
 			}
 		}
@@ -268,7 +137,7 @@ func Run(opts *Options) error {
 		}
 		return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
 	}
-	a, _, err := Side(ds, opts.A, T, opts.HumanLength.Seconds(), random)
+	a, _, err := study.Side(ds, opts.A, T, opts.HumanLength.Seconds(), random)
 	if err != nil {
 		return err
 	}
@@ -317,37 +186,6 @@ func Run(opts *Options) error {
 		"ratio": cmdutil.JSONNum(c.Ratio), "ratio_ci_low": cmdutil.JSONNum(c.RatioLow), "ratio_ci_high": cmdutil.JSONNum(c.RatioHigh),
 		"diff": c.Diff, "diff_ci_low": cmdutil.JSONNum(c.DiffLow), "diff_ci_high": cmdutil.JSONNum(c.DiffHigh)}}
 	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
-}
-
-// sideScores collects a group's final scores per task, ignoring run length.
-func sideScores(ds *ingest.Dataset, spec string, random map[string]bool) (analysis.Side, float64, error) {
-	f, _ := ParseGroup(spec)
-	tasks := map[string][]float64{}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		ok := r.Score.Valid
-		for c, v := range f {
-			if got, _ := ingest.RunValue(r, c); got != v {
-				ok = false
-			}
-		}
-		if ok {
-			tasks[r.TaskID] = append(tasks[r.TaskID], r.Score.V)
-		}
-	}
-	if len(tasks) == 0 {
-		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q matches no run with a score", spec)}
-	}
-	names := make([]string, 0, len(tasks))
-	for t := range tasks {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	s := analysis.Side{K: 1}
-	for _, t := range names {
-		s.Tasks = append(s.Tasks, analysis.TaskScores{Task: t, Scores: tasks[t], Random: random[t]})
-	}
-	return s, 0, nil
 }
 
 func f0(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -7,8 +7,6 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/analysis/formula"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
@@ -120,7 +118,7 @@ type forestOptions struct {
 // runsTable is the figure's runs as a formula table with the task columns
 // gold_lines_changed and gold_files_n added (empty when unknown).
 func runsTable(ds *ingest.Dataset) formula.Table {
-	tab := regresscmd.RunsTable(ds)
+	tab := study.RunsTable(ds)
 	type key struct{ b, t string }
 	tasks := map[key]*ingest.Task{}
 	for i := range ds.Tasks {
@@ -147,33 +145,20 @@ func runsTable(ds *ingest.Dataset) formula.Table {
 
 // fitGLM fits a model with rdeval regress and returns its result;
 // non-convergence and the fit's warnings become the figure's warnings.
-func fitGLM(c *drawCtx, f, family, cluster string, tab formula.Table) (*regresscmd.Result, error) {
-	var res *regresscmd.Result
-	sub, collect := c.quiet()
-	o := &regresscmd.Options{IO: sub, Formula: f, Family: family, Cluster: cluster, MaxIter: 25, Format: cmdutil.FormatJSON,
-		OnResult: func(r regresscmd.Result) { res = &r }}
-	if err := o.ParseFormula(); err != nil {
+func fitGLM(c *drawCtx, f, family, cluster string, tab formula.Table) (*study.RegressResult, error) {
+	parsed, err := formula.Parse(f)
+	if err != nil {
 		return nil, c.optErr("formula %q: %v", f, err)
 	}
-	err := regresscmd.Fit(o, tab, nil)
-	collect()
+	res, err := study.Regress(tab, study.RegressParams{Formula: f, Parsed: parsed, Family: family, Cluster: cluster, MaxIter: 25}, nil)
 	if err != nil {
 		return nil, err
 	}
+	c.warn(res.Warnings)
 	if !res.Converged {
 		c.warnf("%s: the fit did not converge in %d iterations", f, res.Iterations)
 	}
-	for _, w := range res.Warnings {
-		c.warnf("%s: %s", f, w)
-	}
-	return res, nil
-}
-
-func coefNum(m map[string]any, k string) float64 {
-	if v, ok := m[k].(float64); ok {
-		return v
-	}
-	return math.NaN()
+	return &res, nil
 }
 
 func drawForest(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
@@ -181,7 +166,7 @@ func drawForest(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	if opts.Formula == "" {
 		return nil, nil, c.optErr("options.formula: required, e.g. \"final_success ~ hint_level + scale(gold_lines_changed)\"")
 	}
-	family, err := regresscmd.CheckFamily(opts.Family)
+	family, err := study.CheckFamily(opts.Family)
 	if err != nil {
 		return nil, nil, c.optErr("%v", err)
 	}
@@ -192,11 +177,11 @@ func drawForest(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	}
 	var coefs []figures.Coef
 	for _, m := range res.Coefficients {
-		term, _ := m["term"].(string)
-		if term == "(Intercept)" {
+		if m.Term == "(Intercept)" {
 			continue
 		}
-		coefs = append(coefs, figures.Coef{Term: c.name(term), Estimate: coefNum(m, "estimate"), Lo: coefNum(m, "ci_low"), Hi: coefNum(m, "ci_high")})
+		m = m.Finite()
+		coefs = append(coefs, figures.Coef{Term: c.name(m.Term), Estimate: m.Estimate, Lo: m.CILow, Hi: m.CIHigh})
 	}
 	xLabel := "Coefficient (log-odds)"
 	if opts.Family == "gaussian" {
@@ -283,11 +268,11 @@ func drawGoldLines(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 			cur.Intercept, cur.Slope = math.NaN(), math.NaN()
 		} else {
 			for _, m := range res.Coefficients {
-				switch m["term"] {
+				switch m = m.Finite(); m.Term {
 				case "(Intercept)":
-					cur.Intercept = coefNum(m, "estimate")
+					cur.Intercept = m.Estimate
 				case "gold_lines_changed":
-					cur.Slope = coefNum(m, "estimate")
+					cur.Slope = m.Estimate
 				}
 			}
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 )
@@ -18,12 +17,12 @@ import (
 // than the budget read at it from score logs). NaN when it cannot be
 // computed (a group left without runs, no shared task, B's mean 0).
 func CompareStat(ds *ingest.Dataset, a, b string, budget, humanLen float64, measure string) float64 {
-	random := comparecmd.RandomTasks(ds)
-	sa, _, err := comparecmd.Side(ds, a, budget, humanLen, random)
+	random := study.RandomTaskIDs(ds)
+	sa, _, err := study.Side(ds, a, budget, humanLen, random)
 	if err != nil {
 		return math.NaN()
 	}
-	sb, _, err := comparecmd.Side(ds, b, budget, humanLen, random)
+	sb, _, err := study.Side(ds, b, budget, humanLen, random)
 	if err != nil {
 		return math.NaN()
 	}
@@ -53,11 +52,11 @@ func inGroup(r *ingest.Run, g map[string]string) bool {
 // left (CompareStat), so runs read at the budget from score logs are
 // handled as rdeval compare handles them.
 func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
-	ga, err := comparecmd.ParseGroup(opts.A)
+	ga, err := study.ParseGroup(opts.A)
 	if err != nil {
 		return Result{}, err
 	}
-	gb, err := comparecmd.ParseGroup(opts.B)
+	gb, err := study.ParseGroup(opts.B)
 	if err != nil {
 		return Result{}, err
 	}
@@ -68,12 +67,12 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 			sub.Runs = append(sub.Runs, *r)
 		}
 	}
-	random := comparecmd.RandomTasks(sub)
-	sa, _, err := comparecmd.Side(sub, opts.A, opts.Budget, opts.HumanLen, random)
+	random := study.RandomTaskIDs(sub)
+	sa, _, err := study.Side(sub, opts.A, opts.Budget, opts.HumanLen, random)
 	if err != nil {
 		return Result{}, err
 	}
-	sb, _, err := comparecmd.Side(sub, opts.B, opts.Budget, opts.HumanLen, random)
+	sb, _, err := study.Side(sub, opts.B, opts.Budget, opts.HumanLen, random)
 	if err != nil {
 		return Result{}, err
 	}
@@ -220,7 +219,7 @@ type cunits struct {
 // run alone). Runs that compare leaves out (no score; no log when read at
 // the budget) get no unit.
 func compareUnits(ds *ingest.Dataset, opts *Options, ga, gb map[string]string, ka, kb int) (*cunits, error) {
-	cu := &cunits{k: [2]int{ka, kb}, random: comparecmd.RandomTasks(ds)}
+	cu := &cunits{k: [2]int{ka, kb}, random: study.RandomTaskIDs(ds)}
 	for side, g := range []map[string]string{ga, gb} {
 		truncated := false
 		for i := range ds.Runs {

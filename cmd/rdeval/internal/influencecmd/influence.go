@@ -11,8 +11,8 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -127,7 +127,7 @@ from below X to ≥ X, with the statistic after each removal.`,
 					return cmdutil.Usagef("--stat compare needs --a, --b and --budget")
 				}
 				for _, g := range []string{opts.A, opts.B} {
-					if _, err := comparecmd.ParseGroup(g); err != nil {
+					if _, err := study.ParseGroup(g); err != nil {
 						return err
 					}
 				}

@@ -2,17 +2,13 @@ package multiversecmd
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strings"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/normalizecmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -248,10 +244,6 @@ type Estimate struct {
 	Note          string
 }
 
-func quietIO() *iostreams.IO {
-	return &iostreams.IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
-}
-
 // Evaluate computes the statistic st on ds (already filtered and with the
 // score choices applied) with settings s; boot replicates, seed.
 func Evaluate(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Estimate, error) {
@@ -264,12 +256,12 @@ func Evaluate(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (E
 	case "scoreatk":
 		return scoreAtK(st, ds, s, boot, seed)
 	case "compare":
-		random := comparecmd.RandomTasks(ds)
-		a, _, err := comparecmd.Side(ds, st.A, st.budget, st.humanLen, random)
+		random := study.RandomTaskIDs(ds)
+		a, _, err := study.Side(ds, st.A, st.budget, st.humanLen, random)
 		if err != nil {
 			return e, err
 		}
-		b, _, err := comparecmd.Side(ds, st.B, st.budget, st.humanLen, random)
+		b, _, err := study.Side(ds, st.B, st.budget, st.humanLen, random)
 		if err != nil {
 			return e, err
 		}
@@ -336,7 +328,7 @@ func Evaluate(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (E
 // the budget from their score logs: its scored runs last longer than the
 // budget (humans without a time limit last humanLen).
 func readAtBudget(ds *ingest.Dataset, spec string, budget, humanLen float64) bool {
-	g, _ := comparecmd.ParseGroup(spec)
+	g, _ := study.ParseGroup(spec)
 	for _, r := range ds.Runs {
 		ok := r.Score.Valid
 		for c, v := range g {
@@ -522,20 +514,16 @@ func horizon(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Es
 
 func regress(st Stat, ds *ingest.Dataset) (Estimate, error) {
 	e := Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
-	var res *regresscmd.Result
-	o := &regresscmd.Options{IO: quietIO(), Formula: st.Formula, Family: st.Family, Cluster: st.Cluster, MaxIter: 25,
-		Format: cmdutil.FormatJSON, OnResult: func(r regresscmd.Result) { res = &r }}
-	if err := o.ParseFormula(); err != nil {
-		return e, err
-	}
-	if err := regresscmd.Fit(o, regresscmd.RunsTable(ds), nil); err != nil {
-		return e, err
-	}
-	num, err := res.Coefficient(st.Term)
+	res, err := study.Regress(study.RunsTable(ds), study.RegressParams{Formula: st.Formula, Family: st.Family, Cluster: st.Cluster, MaxIter: 25}, nil)
 	if err != nil {
 		return e, err
 	}
-	e.Value, e.Lo, e.Hi = num("estimate"), num("ci_low"), num("ci_high")
+	coef, err := res.Coefficient(st.Term)
+	if err != nil {
+		return e, err
+	}
+	coef = coef.Finite()
+	e.Value, e.Lo, e.Hi = coef.Estimate, coef.CILow, coef.CIHigh
 	e.Note = fmt.Sprintf("%s GLM on %d runs", st.Family, res.N)
 	return e, nil
 }

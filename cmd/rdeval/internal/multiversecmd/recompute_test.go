@@ -13,7 +13,6 @@ import (
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/auditcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
@@ -427,12 +426,12 @@ choices:
 				d.Tasks[i].Aggregation = ingest.Some(label(res, c, KeyTritonRule))
 			}
 		}
-		random := comparecmd.RandomTasks(d)
-		a, _, err := comparecmd.Side(d, "agent=Modular (Model A);time_limit_s=1800", 7200, 28800, random)
+		random := study.RandomTaskIDs(d)
+		a, _, err := study.Side(d, "agent=Modular (Model A);time_limit_s=1800", 7200, 28800, random)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _, err := comparecmd.Side(d, "agent=human", 7200, 28800, random)
+		b, _, err := study.Side(d, "agent=human", 7200, 28800, random)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -528,12 +527,12 @@ choices:
 // unit u, on the tasks both groups have with enough runs.
 func unitCI(t *testing.T, ds *ingest.Dataset, a, b string, budget float64, u analysis.BootUnit, boot int) (float64, float64) {
 	t.Helper()
-	random := comparecmd.RandomTasks(ds)
-	sa, _, err := comparecmd.Side(ds, a, budget, 8*3600, random)
+	random := study.RandomTaskIDs(ds)
+	sa, _, err := study.Side(ds, a, budget, 8*3600, random)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, _, err := comparecmd.Side(ds, b, budget, 8*3600, random)
+	sb, _, err := study.Side(ds, b, budget, 8*3600, random)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,7 @@ import (
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/analysis/formula"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/regresscmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"go.yaml.in/yaml/v3"
 )
@@ -382,13 +381,13 @@ func validateStat(s *Stat) error {
 			return fmt.Errorf("scoreatk needs k ≥ 1")
 		}
 	case "compare":
-		d, m, err := comparecmd.CheckSpec(s.A, s.B, s.Budget, s.Measure)
+		d, m, err := study.CheckCompareSpec(s.A, s.B, s.Budget, s.Measure)
 		if err != nil {
 			return err
 		}
 		s.budget = d.Seconds()
 		s.Measure = m
-		h, err := comparecmd.ParseHumanRunLength(s.HumanRunLength)
+		h, err := study.ParseHumanRunLength(s.HumanRunLength)
 		if err != nil {
 			return err
 		}
@@ -414,7 +413,7 @@ func validateStat(s *Stat) error {
 		if len(f.Random) > 0 {
 			return fmt.Errorf("regress takes fixed-effect GLMs only (no (1 | group) terms)")
 		}
-		if s.Family, err = regresscmd.CheckFamily(s.Family); err != nil {
+		if s.Family, err = study.CheckFamily(s.Family); err != nil {
 			return fmt.Errorf("regress %v", err)
 		}
 	}

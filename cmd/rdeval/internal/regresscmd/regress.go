@@ -16,6 +16,7 @@ import (
 	"github.com/rdeval/rdeval/analysis/formula"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
@@ -41,22 +42,9 @@ type Options struct {
 	CI          string // wald or profile
 	MaxIter     int
 	Format      string
-	OnResult    func(Result) // if set, called with the fit before it is written (rdeval audit reads it)
-	Figure      string       // --figure: forest plot of the coefficients (.svg, .png or .pdf)
+	Figure      string // --figure: forest plot of the coefficients (.svg, .png or .pdf)
 
 	parsed *formula.Formula
-}
-
-// ParseFormula parses opts.Formula for Fit, for callers that do not go
-// through the command line (rdeval audit); it does not apply the command
-// line's checks on random terms.
-func (opts *Options) ParseFormula() error {
-	f, err := formula.Parse(opts.Formula)
-	if err != nil {
-		return err
-	}
-	opts.parsed = f
-	return nil
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -163,10 +151,10 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 			if opts.L2 < 0 {
 				return cmdutil.Usagef("--l2 %v: want 0 or a positive penalty", opts.L2)
 			}
-			if opts.CI != CIWald && opts.CI != CIProfile {
+			if opts.CI != study.CIWald && opts.CI != study.CIProfile {
 				return cmdutil.Usagef("--ci %q: want wald or profile", opts.CI)
 			}
-			if opts.CI == CIProfile && (opts.Cluster != "" || opts.L2 != 0) {
+			if opts.CI == study.CIProfile && (opts.Cluster != "" || opts.L2 != 0) {
 				return cmdutil.Usagef("--ci profile with --cluster or --l2: profile intervals need the model's likelihood; use --ci wald")
 			}
 			if opts.NAGQ < 1 || opts.NAGQ > 100 {
@@ -189,7 +177,7 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 					return cmdutil.Usagef("--cluster with random effects: the random intercept already models the grouping; drop --cluster")
 				case opts.L2 != 0:
 					return cmdutil.Usagef("--l2 with random effects is not supported")
-				case opts.CI == CIProfile:
+				case opts.CI == study.CIProfile:
 					return cmdutil.Usagef("--ci profile with random effects: profile intervals are implemented for GLMs only; mixed models get Wald intervals")
 				case opts.NAGQ > 1 && opts.Family == string(analysis.Gaussian):
 					return cmdutil.Usagef("--nagq %d with --family gaussian: quadrature applies to logistic mixed models (a linear mixed model's likelihood is exact)", opts.NAGQ)
@@ -225,7 +213,7 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 	fl.BoolVar(&opts.ML, "ml", false, "linear mixed models: maximum likelihood instead of REML")
 	fl.IntVar(&opts.NAGQ, "nagq", 1, "logistic mixed models: adaptive Gauss–Hermite points (glmer nAGQ; 1 = Laplace; >1 needs one grouping factor)")
 	fl.StringVar(&opts.Offset, "offset", "", "offset column added to the linear predictor (R's offset =; adds to offset() terms)")
-	fl.StringVar(&opts.CI, "ci", CIWald, "GLM confidence intervals: wald (confint.default) or profile (profile likelihood, R 4.2's confint = MASS)")
+	fl.StringVar(&opts.CI, "ci", study.CIWald, "GLM confidence intervals: wald (confint.default) or profile (profile likelihood, R 4.2's confint = MASS)")
 	fl.IntVar(&opts.MaxIter, "maxit", 25, "maximum IRLS iterations (R's glm.control maxit)")
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table or json")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw a forest plot of the coefficients (without the intercept) with their 95% intervals to this .svg, .png or .pdf file")
@@ -383,25 +371,7 @@ func loadData(opts *Options, join formula.Table) (formula.Table, error) {
 	if err != nil {
 		return formula.Table{}, err
 	}
-	return RunsTable(ds), nil
-}
-
-// RunsTable is ds's runs as a formula table: every runs column, as text
-// ("" for a missing value).
-func RunsTable(ds *ingest.Dataset) formula.Table {
-	cols := ingest.RunColumnNames()
-	tab := formula.Table{Columns: map[string][]string{}, Order: cols}
-	for _, c := range cols {
-		col := make([]string, len(ds.Runs))
-		for i := range ds.Runs {
-			v, ok := ingest.RunValue(&ds.Runs[i], c)
-			if ok {
-				col[i] = v
-			}
-		}
-		tab.Columns[c] = col
-	}
-	return tab
+	return study.RunsTable(ds), nil
 }
 
 // applyWhere filters a plain table by --where COLUMN=V1,V2.
@@ -492,61 +462,6 @@ func joinTables(data *formula.Table, join formula.Table, key string) (int, error
 	return unmatched, nil
 }
 
-// The --ci methods.
-const (
-	CIWald    = "wald"
-	CIProfile = "profile"
-)
-
-// offsetLabel names the model's offsets for the output: the --offset column
-// and the formula's offset() terms, joined by " + ".
-func offsetLabel(opts *Options, f *formula.Formula) string {
-	var parts []string
-	for _, o := range f.Offsets {
-		parts = append(parts, "offset("+o.Label()+")")
-	}
-	if opts.Offset != "" {
-		parts = append(parts, opts.Offset)
-	}
-	return strings.Join(parts, " + ")
-}
-
-// Result is the JSON output.
-type Result struct {
-	Family        string           `json:"family"`
-	Formula       string           `json:"formula"`
-	N             int              `json:"n"`
-	NDropped      int              `json:"n_dropped"`
-	NGroups       map[string]int   `json:"n_groups"`
-	LogLik        any              `json:"loglik"`
-	AIC           any              `json:"aic"`
-	BIC           any              `json:"bic"`
-	Deviance      any              `json:"deviance"`
-	DevianceKind  string           `json:"deviance_kind,omitempty"`
-	NullDeviance  any              `json:"null_deviance"`
-	Dispersion    any              `json:"dispersion"`
-	DFResidual    int              `json:"df_residual"`
-	SEType        string           `json:"se_type"`
-	Statistic     string           `json:"statistic"`
-	Coefficients  []map[string]any `json:"coefficients"`
-	RandomEffects []any            `json:"random_effects"`
-	Factors       map[string]any   `json:"factor_levels"`
-	NAGQ          int              `json:"nagq,omitempty"`
-	Offset        string           `json:"offset,omitempty"`
-	CIMethod      string           `json:"ci_method"`
-	Iterations    int              `json:"iterations"`
-	Converged     bool             `json:"converged"`
-	Warnings      []string         `json:"warnings"`
-}
-
-// RandomEffect is one row of random_effects in the JSON output.
-type RandomEffect struct {
-	Group    string  `json:"group"`
-	Term     string  `json:"term"`
-	Variance float64 `json:"variance"`
-	SD       float64 `json:"sd"`
-}
-
 // Run loads the data, fits the model and prints it.
 func Run(opts *Options) error {
 	var join formula.Table
@@ -574,39 +489,35 @@ func Run(opts *Options) error {
 			warnings = append(warnings, fmt.Sprintf("%d of %d rows have no match in --join on %s: their joined columns are missing", unmatched, nrows(tab), opts.On))
 		}
 	}
-	if opts.Figure == "" {
-		return Fit(opts, tab, warnings)
-	}
-	var res *Result
-	prev := opts.OnResult
-	opts.OnResult = func(r Result) {
-		res = &r
-		if prev != nil {
-			prev(r)
-		}
-	}
-	if err := Fit(opts, tab, warnings); err != nil {
+	res, err := study.Regress(tab, study.RegressParams{Formula: opts.Formula, Parsed: opts.parsed, Family: opts.Family, Standardize: opts.Standardize,
+		Weights: opts.Weights, Cluster: opts.Cluster, L2: opts.L2, ML: opts.ML, NAGQ: opts.NAGQ, Offset: opts.Offset, CI: opts.CI, MaxIter: opts.MaxIter}, warnings)
+	if err != nil {
 		return err
 	}
-	return drawForest(opts, res)
+	opts.IO.Warn(res.Warnings...)
+	switch {
+	case opts.Format == cmdutil.FormatJSON:
+		err = cmdutil.WriteJSON(opts.IO.Out, res)
+	case res.Mixed != nil:
+		err = writeMixed(opts, &res)
+	default:
+		err = writeTable(opts, res, res.GLM)
+	}
+	if err != nil || opts.Figure == "" {
+		return err
+	}
+	return drawForest(opts, &res)
 }
 
 // drawForest writes --figure: every coefficient but the intercept with its
 // 95 % interval, in the model's term order.
-func drawForest(opts *Options, res *Result) error {
+func drawForest(opts *Options, res *study.RegressResult) error {
 	var coefs []figures.Coef
-	num := func(v any) float64 {
-		if f, ok := v.(float64); ok {
-			return f
-		}
-		return math.NaN()
-	}
 	for _, c := range res.Coefficients {
-		term, _ := c["term"].(string)
-		if term == "(Intercept)" {
+		if c.Term == "(Intercept)" {
 			continue
 		}
-		coefs = append(coefs, figures.Coef{Term: term, Estimate: num(c["estimate"]), Lo: num(c["ci_low"]), Hi: num(c["ci_high"])})
+		coefs = append(coefs, figures.Coef{Term: c.Term, Estimate: c.Estimate, Lo: c.CILow, Hi: c.CIHigh})
 	}
 	xLabel := "Coefficient (log-odds)"
 	if res.Family == string(analysis.Gaussian) {
@@ -623,156 +534,7 @@ func drawForest(opts *Options, res *Result) error {
 	return nil
 }
 
-// Fit fits the model on a table and writes the output.
-func Fit(opts *Options, tab formula.Table, warnings []string) error {
-	f := opts.parsed
-	if len(opts.Standardize) > 0 {
-		set := map[string]bool{}
-		all := len(opts.Standardize) == 1 && opts.Standardize[0] == "all"
-		for _, t := range f.Terms {
-			for _, e := range t {
-				for _, c := range e.Columns(nil) {
-					vals, ok := tab.Columns[c]
-					if !ok {
-						return cmdutil.Usagef("--formula: %v", &formula.ColumnError{Name: c, Have: tab.Order})
-					}
-					if all && formula.IsNumeric(c, vals) {
-						set[c] = true
-					}
-				}
-			}
-		}
-		if !all {
-			used := map[string]bool{}
-			for _, c := range f.Columns() {
-				used[c] = true
-			}
-			for _, c := range opts.Standardize {
-				if !used[c] {
-					return cmdutil.Usagef("--standardize %s: not a predictor of the formula", c)
-				}
-				if !formula.IsNumeric(c, tab.Columns[c]) {
-					return cmdutil.Usagef("--standardize %s: the column is not numeric", c)
-				}
-				set[c] = true
-			}
-		}
-		f.Standardize(set)
-	}
-	var req []string
-	for _, c := range []string{opts.Weights, opts.Cluster, opts.Offset} {
-		if c != "" {
-			req = append(req, c)
-		}
-	}
-	for _, r := range f.Random {
-		req = append(req, r.Group)
-	}
-	d, err := formula.Build(f, tab, formula.Options{Require: req})
-	if err != nil {
-		var ce *formula.ColumnError
-		if errors.As(err, &ce) {
-			return cmdutil.Usagef("--formula: %v", err)
-		}
-		return &cmdutil.BadInputError{Err: err}
-	}
-	warnings = append(warnings, d.Warnings...)
-	if d.Dropped > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d rows with a missing value in a model column left out (%d used)", d.Dropped, len(d.Rows)))
-	}
-	gopt := analysis.GLMOptions{Family: analysis.GLMFamily(opts.Family), Intercept: d.Intercept, L2: opts.L2, MaxIter: opts.MaxIter}
-	if opts.Weights != "" {
-		for _, i := range d.Rows {
-			v, err := strconv.ParseFloat(strings.TrimSpace(tab.Columns[opts.Weights][i]), 64)
-			if err != nil {
-				return &cmdutil.BadInputError{Err: fmt.Errorf("--weights %s: row %d: %q is not a number", opts.Weights, i+1, tab.Columns[opts.Weights][i])}
-			}
-			gopt.Weights = append(gopt.Weights, v)
-		}
-	}
-	if opts.Cluster != "" {
-		for _, i := range d.Rows {
-			gopt.Cluster = append(gopt.Cluster, tab.Columns[opts.Cluster][i])
-		}
-	}
-	gopt.Offset = d.Offset
-	if opts.Offset != "" {
-		if gopt.Offset == nil {
-			gopt.Offset = make([]float64, len(d.Rows))
-		}
-		for r, i := range d.Rows {
-			v, err := strconv.ParseFloat(strings.TrimSpace(tab.Columns[opts.Offset][i]), 64)
-			if err != nil || math.IsInf(v, 0) {
-				return &cmdutil.BadInputError{Err: fmt.Errorf("--offset %s: row %d: %q is not a finite number", opts.Offset, i+1, tab.Columns[opts.Offset][i])}
-			}
-			gopt.Offset[r] += v
-		}
-	}
-	if opts.Family == string(analysis.Binomial) {
-		for r, y := range d.Y {
-			if y < 0 || y > 1 {
-				return &cmdutil.BadInputError{Err: fmt.Errorf("binomial outcome %s = %g at row %d: want 0/1, true/false, or a proportion in [0, 1] (use --family gaussian for other outcomes)", d.Response, y, d.Rows[r]+1)}
-			}
-		}
-	}
-	if len(f.Random) > 0 {
-		return runMixed(opts, f, tab, d, gopt, warnings)
-	}
-	fit, err := analysis.FitGLM(d.X, d.Y, d.Names, gopt)
-	if err != nil {
-		return &cmdutil.BadInputError{Err: err}
-	}
-	warnings = append(warnings, fit.Warnings...)
-	if opts.CI == CIProfile {
-		ci, pw, err := analysis.GLMProfileCI(d.X, d.Y, d.Names, gopt, fit, 0.95)
-		if err != nil {
-			return &cmdutil.BadInputError{Err: err}
-		}
-		for j := range fit.Coefs {
-			fit.Coefs[j].CILow, fit.Coefs[j].CIHigh = ci[j][0], ci[j][1]
-		}
-		warnings = append(warnings, pw...)
-	}
-	for _, w := range warnings {
-		opts.IO.Warnf("%s", w)
-	}
-	res := Result{Family: opts.Family, Formula: opts.Formula, N: fit.N, NDropped: d.Dropped, NGroups: map[string]int{},
-		LogLik: cmdutil.JSONNum(fit.LogLik), AIC: cmdutil.JSONNum(fit.AIC), BIC: cmdutil.JSONNum(fit.BIC), Deviance: cmdutil.JSONNum(fit.Deviance), NullDeviance: cmdutil.JSONNum(fit.NullDeviance),
-		Dispersion: cmdutil.JSONNum(fit.Dispersion), DFResidual: fit.DFResidual, SEType: fit.SEType, Statistic: fit.StatName,
-		RandomEffects: []any{}, Factors: map[string]any{}, Offset: offsetLabel(opts, f), CIMethod: opts.CI, Iterations: fit.Iterations, Converged: fit.Converged, Warnings: warnings}
-	if res.Warnings == nil {
-		res.Warnings = []string{}
-	}
-	if opts.Cluster != "" {
-		res.NGroups[opts.Cluster] = fit.NClusters
-	}
-	for k, v := range d.Factors {
-		res.Factors[k] = v
-	}
-	for _, c := range fit.Coefs {
-		m := map[string]any{"term": c.Term, "estimate": cmdutil.JSONNum(c.Estimate), "se": cmdutil.JSONNum(c.SE),
-			fit.StatName: cmdutil.JSONNum(c.Stat), "p": cmdutil.JSONNum(c.P), "ci_low": cmdutil.JSONNum(c.CILow), "ci_high": cmdutil.JSONNum(c.CIHigh), "aliased": c.Aliased}
-		// An open end of a profile interval (separation) is null in JSON: say why.
-		for _, e := range []struct {
-			key string
-			v   float64
-		}{{"ci_low", c.CILow}, {"ci_high", c.CIHigh}} {
-			if math.IsInf(e.v, 0) {
-				m[e.key+"_open"] = fmt.Sprintf("%v: separation; the likelihood profile stays within the cut as the coefficient goes to %v, so the interval is open (R's confint gives NA)", e.v, e.v)
-			}
-		}
-		res.Coefficients = append(res.Coefficients, m)
-	}
-	if opts.OnResult != nil {
-		opts.OnResult(res)
-	}
-	if opts.Format == cmdutil.FormatJSON {
-		return cmdutil.WriteJSON(opts.IO.Out, res)
-	}
-	return writeTable(opts, res, fit)
-}
-
-func writeTable(opts *Options, res Result, fit *analysis.GLMFit) error {
+func writeTable(opts *Options, res study.RegressResult, fit *analysis.GLMFit) error {
 	w := opts.IO.Out
 	link := "logit"
 	if fit.Family == analysis.Gaussian {
@@ -818,7 +580,7 @@ func writeTable(opts *Options, res Result, fit *analysis.GLMFit) error {
 		conv = "NOT converged"
 	}
 	ciText := "95% Wald intervals (confint.default)"
-	if res.CIMethod == CIProfile {
+	if res.CIMethod == study.CIProfile {
 		ciText = "95% profile-likelihood intervals (confint, as MASS::profile.glm)"
 		if fit.Separated && fit.Family == analysis.Binomial {
 			ciText = "95% profile-likelihood intervals of a separated fit, from the profile deviance itself (±Inf: open ends; MASS::profile.glm gives NA or wrong limits there)"
@@ -831,60 +593,9 @@ func writeTable(opts *Options, res Result, fit *analysis.GLMFit) error {
 	return nil
 }
 
-// runMixed fits a model with random intercepts (analysis.FitMixed: lmer
-// REML/ML, or glmer Laplace) and prints it.
-func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.Design, gopt analysis.GLMOptions, warnings []string) error {
-	var groups []analysis.MixedGroup
-	for _, r := range f.Random {
-		g := analysis.MixedGroup{Name: r.Group}
-		for _, i := range d.Rows {
-			g.Levels = append(g.Levels, tab.Columns[r.Group][i])
-		}
-		groups = append(groups, g)
-	}
-	if opts.Family == string(analysis.Binomial) && gopt.Weights == nil {
-		for r, y := range d.Y {
-			if y != 0 && y != 1 {
-				return &cmdutil.BadInputError{Err: fmt.Errorf("binomial mixed model: outcome %s = %g at row %d: want 0/1 or true/false (or a proportion with the trials as --weights)", d.Response, y, d.Rows[r]+1)}
-			}
-		}
-	}
-	fit, err := analysis.FitMixed(d.X, d.Y, d.Names, groups, analysis.MixedOptions{Family: analysis.GLMFamily(opts.Family), ML: opts.ML, Level: 0.95,
-		NAGQ: opts.NAGQ, Weights: gopt.Weights, Offset: gopt.Offset})
-	if err != nil {
-		return &cmdutil.BadInputError{Err: err}
-	}
-	warnings = append(warnings, fit.Warnings...)
-	for _, w := range warnings {
-		opts.IO.Warnf("%s", w)
-	}
-	res := Result{Family: opts.Family, Formula: opts.Formula, N: fit.N, NDropped: d.Dropped, NGroups: fit.NGroups,
-		LogLik: cmdutil.JSONNum(fit.LogLik), AIC: cmdutil.JSONNum(fit.AIC), BIC: cmdutil.JSONNum(fit.BIC), Deviance: cmdutil.JSONNum(fit.Deviance), DevianceKind: fit.DevianceKind,
-		NullDeviance: nil, Dispersion: nil, DFResidual: fit.DFResidual, SEType: "model", Statistic: fit.StatName, RandomEffects: []any{}, Factors: map[string]any{}, NAGQ: fit.NAGQ, Offset: offsetLabel(opts, f), CIMethod: CIWald,
-		Iterations: fit.Evaluations, Converged: fit.Converged, Warnings: warnings}
-	if res.Warnings == nil {
-		res.Warnings = []string{}
-	}
-	for k, v := range d.Factors {
-		res.Factors[k] = v
-	}
-	for _, c := range fit.Coefficients {
-		m := map[string]any{"term": c.Term, "estimate": cmdutil.JSONNum(c.Estimate), "se": cmdutil.JSONNum(c.SE),
-			fit.StatName: cmdutil.JSONNum(c.Z), "p": cmdutil.JSONNum(c.P), "ci_low": cmdutil.JSONNum(c.CILow), "ci_high": cmdutil.JSONNum(c.CIHigh), "aliased": false}
-		if fit.Family == analysis.Binomial {
-			m["se_rx"] = cmdutil.JSONNum(c.SERX) // vcov(fit, use.hessian = FALSE)
-		}
-		res.Coefficients = append(res.Coefficients, m)
-	}
-	for _, r := range fit.RandomEffects {
-		res.RandomEffects = append(res.RandomEffects, RandomEffect{Group: r.Group, Term: r.Term, Variance: r.Variance, SD: r.SD})
-	}
-	if opts.OnResult != nil {
-		opts.OnResult(res)
-	}
-	if opts.Format == cmdutil.FormatJSON {
-		return cmdutil.WriteJSON(opts.IO.Out, res)
-	}
+// writeMixed prints a mixed model's fit as a table.
+func writeMixed(opts *Options, res *study.RegressResult) error {
+	fit := res.Mixed
 	w := opts.IO.Out
 	kind := "GLMM binomial (logit link, Laplace approximation, as glmer nAGQ = 1)"
 	if fit.NAGQ > 1 {
@@ -901,8 +612,8 @@ func runMixed(opts *Options, f *formula.Formula, tab formula.Table, d *formula.D
 		fmt.Fprintf(w, "offset: %s\n", res.Offset)
 	}
 	fmt.Fprintf(w, "n = %d", fit.N)
-	for _, g := range f.Random {
-		fmt.Fprintf(w, ", %d groups of %s", fit.NGroups[g.Group], g.Group)
+	for _, g := range res.RandomGroups {
+		fmt.Fprintf(w, ", %d groups of %s", fit.NGroups[g], g)
 	}
 	fmt.Fprintln(w)
 	fl := func(v float64) string {

@@ -1,15 +1,15 @@
-package comparecmd
+package study
 
 import (
 	"fmt"
 	"time"
 )
 
-// CheckSpec validates a compare statistic as claims files (audit) and
+// CheckCompareSpec validates a compare statistic as claims files (audit) and
 // multiverse specs give it: groups A and B (COLUMN=VALUE[;COLUMN=VALUE…]),
 // a positive budget (a Go duration such as 2h) and the measure, ratio (the
 // default, returned for "") or diff.
-func CheckSpec(a, b, budget, measure string) (time.Duration, string, error) {
+func CheckCompareSpec(a, b, budget, measure string) (time.Duration, string, error) {
 	if a == "" || b == "" {
 		return 0, "", fmt.Errorf("compare needs a and b (COLUMN=VALUE[;COLUMN=VALUE…])")
 	}
