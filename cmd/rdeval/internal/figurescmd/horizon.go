@@ -5,8 +5,7 @@ import (
 	"time"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -49,21 +48,19 @@ func (o *horizonFitOptions) params() map[string]any {
 	return map[string]any{"weighting": o.Weighting, "regularization": *o.Regularization, "score_col": o.ScoreCol}
 }
 
-// horizons runs rdeval horizon on the figure's runs; runs receives the
-// fitted runs when not nil.
+// horizons fits the time horizons (study.Horizon) on the figure's runs;
+// runs receives the fitted runs when not nil.
 func horizons(c *drawCtx, o *horizonFitOptions, boot int, dates map[string]time.Time, runs *[]analysis.HorizonRun) (*analysis.HorizonResult, *analysis.HorizonTrend, error) {
-	var res *analysis.HorizonResult
-	var trend *analysis.HorizonTrend
-	sub, collect := c.quiet()
-	hopts := &horizoncmd.Options{IO: sub, Format: cmdutil.FormatJSON, Weighting: o.Weighting, Regularization: *o.Regularization,
-		Boot: boot, Seed: c.seed, CI: c.ci, Quantiles: []float64{0.5}, ScoreCol: o.ScoreCol,
-		OnResult: func(r *analysis.HorizonResult, t *analysis.HorizonTrend) { res, trend = r, t }}
+	r, err := study.Horizon(c.ds, study.HorizonParams{Weighting: o.Weighting, Regularization: *o.Regularization,
+		Boot: boot, Seed: c.seed, CI: c.ci, Quantiles: []float64{0.5}, ScoreCol: o.ScoreCol, Dates: dates})
+	c.warn(r.Warnings)
 	if runs != nil {
-		hopts.OnRuns = func(r []analysis.HorizonRun) { *runs = r }
+		*runs = r.Runs
 	}
-	err := horizoncmd.Compute(hopts, c.ds, dates)
-	collect()
-	return res, trend, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.Fit, r.Trend, nil
 }
 
 // drawHorizonFit draws each agent's fitted success probability
@@ -145,7 +142,7 @@ func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		return nil, nil, c.optErr("options.release_dates: required (a YAML file of agent: YYYY-MM-DD, relative to the config)")
 	}
 	path := c.cfg.resolve(opts.ReleaseDates)
-	dates, err := horizoncmd.ReadReleaseDates(path)
+	dates, err := study.ReadReleaseDates(path)
 	if err != nil {
 		return nil, nil, c.optErr("release_dates: %v", err)
 	}

@@ -1,9 +1,7 @@
 package figurescmd
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"gonum.org/v1/plot"
@@ -20,7 +17,7 @@ import (
 // kind is one figure type of a config: its options (a pointer to a zero
 // struct whose yaml tags are the option names), whether it is two columns
 // wide by default, and how it is computed and drawn. draw must compute
-// through a command's Compute or a function of package analysis (never a
+// through package study or a function of package analysis (never a
 // statistic of its own) and return the plot with the resolved parameters
 // (recorded in index.json).
 type kind struct {
@@ -151,20 +148,6 @@ func applyAxes(cfg *Config, f *Figure, p *plot.Plot) error {
 	return nil
 }
 
-// quiet returns streams that drop the command's table and keep its
-// stderr, whose "warning: " lines become the figure's warnings (call
-// collect after the command ran).
-func (c *drawCtx) quiet() (*iostreams.IO, func()) {
-	var errb bytes.Buffer
-	return &iostreams.IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errb}, func() {
-		for _, l := range strings.Split(errb.String(), "\n") {
-			if w, ok := strings.CutPrefix(l, "warning: "); ok {
-				c.warnf("%s", w)
-			}
-		}
-	}
-}
-
 // warn adds the warnings of a result (study) to the figure's.
 func (c *drawCtx) warn(ws []error) {
 	for _, w := range ws {
@@ -172,8 +155,7 @@ func (c *drawCtx) warn(ws []error) {
 	}
 }
 
-// warnf adds a warning once (a fit's warning can reach it both from the
-// command's stderr and from its result).
+// warnf adds a warning once.
 func (c *drawCtx) warnf(format string, args ...any) {
 	w := fmt.Sprintf(format, args...)
 	for _, x := range c.warns {

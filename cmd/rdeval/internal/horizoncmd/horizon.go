@@ -4,7 +4,6 @@ package horizoncmd
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -12,10 +11,10 @@ import (
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 )
 
 // Options are the parsed flags of `rdeval horizon`.
@@ -34,11 +33,6 @@ type Options struct {
 	ScoreCol       string
 	ReleaseDates   string
 	Figure         string // --figure: p50 against release date (.svg, .png or .pdf)
-	// OnResult, if set, receives the fits (and the trend, nil without
-	// release dates) before they are written (rdeval figures draws them).
-	OnResult func(res *analysis.HorizonResult, trend *analysis.HorizonTrend)
-	// OnRuns, if set, receives the runs that were fitted (figures bin them).
-	OnRuns func(runs []analysis.HorizonRun)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -136,7 +130,7 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 			if opts.ScoreCol != "score_binarized" && opts.ScoreCol != "score" {
 				return cmdutil.Usagef("--score-col %q: want score_binarized or score", opts.ScoreCol)
 			}
-			if opts.ReleaseDates != "" && quantileIndex(opts.Quantiles, 0.5) < 0 {
+			if opts.ReleaseDates != "" && study.QuantileIndex(opts.Quantiles, 0.5) < 0 {
 				return cmdutil.Usagef("--release-dates needs 0.5 among --quantiles (the trend is of p50)")
 			}
 			if opts.Figure != "" {
@@ -174,7 +168,7 @@ func Run(opts *Options) error {
 	var dates map[string]time.Time
 	if opts.ReleaseDates != "" {
 		var err error
-		if dates, err = ReadReleaseDates(opts.ReleaseDates); err != nil {
+		if dates, err = study.ReadReleaseDates(opts.ReleaseDates); err != nil {
 			return &cmdutil.UsageError{Err: fmt.Errorf("--release-dates: %w", err)}
 		}
 	}
@@ -188,123 +182,13 @@ func Run(opts *Options) error {
 // Compute runs the command on a loaded dataset (dates may be nil) and
 // writes its output to opts.IO.Out.
 func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) error {
-	var runs []analysis.HorizonRun
-	humans, noMinutes, noY := 0, 0, 0
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if r.Kind == "human" {
-			humans++
-			continue
-		}
-		if !r.HumanMinutes.Valid || !(r.HumanMinutes.V > 0) || math.IsInf(r.HumanMinutes.V, 0) {
-			noMinutes++
-			continue
-		}
-		var y float64
-		switch opts.ScoreCol {
-		case "score":
-			if !r.Score.Valid || math.IsNaN(r.Score.V) {
-				noY++
-				continue
-			}
-			y = math.Min(1, math.Max(0, r.Score.V))
-		default:
-			if !r.ScoreBinarized.Valid {
-				noY++
-				continue
-			}
-			y = float64(r.ScoreBinarized.V)
-			if y != 0 && y != 1 {
-				return &cmdutil.BadInputError{Err: fmt.Errorf("%s:%d: score_binarized %v is not 0 or 1", r.SourceFile, r.SourceLine, r.ScoreBinarized.V)}
-			}
-		}
-		fam := ""
-		if r.TaskFamily.Valid {
-			fam = r.TaskFamily.V
-		}
-		runs = append(runs, analysis.HorizonRun{Agent: r.Agent, Family: fam, Task: r.TaskID, HumanMinutes: r.HumanMinutes.V, Y: y})
-	}
-	if len(runs) == 0 {
-		return &cmdutil.BadInputError{Err: fmt.Errorf("no agent run has both human_minutes and %s (%d human runs, %d without human_minutes, %d without %s)",
-			opts.ScoreCol, humans, noMinutes, noY, opts.ScoreCol)}
-	}
-	if noMinutes > 0 {
-		opts.IO.Warnf("%d agent runs without human_minutes are left out", noMinutes)
-	}
-	if noY > 0 {
-		opts.IO.Warnf("%d agent runs without %s are left out", noY, opts.ScoreCol)
-	}
-	if opts.OnRuns != nil {
-		opts.OnRuns(runs)
-	}
-	w := analysis.InvsqrtWeighting
-	if opts.Weighting == "equal" {
-		w = analysis.EqualWeighting
-	}
-	unit := analysis.BootHierarchical // also for "" (callers that build Options)
-	if opts.BootUnit != "" {
-		u, err := analysis.ParseBootUnit(opts.BootUnit)
-		if err != nil {
-			return cmdutil.Usagef("--boot-unit %q: want hierarchical, runs, tasks or families", opts.BootUnit)
-		}
-		unit = u
-	}
-	res, err := analysis.Horizons(runs, analysis.HorizonOptions{Weighting: w, Regularization: opts.Regularization,
-		Quantiles: opts.Quantiles, Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI, Unit: unit, ExtrapolationFactor: analysis.DefaultExtrapolationFactor})
+	r, err := study.Horizon(ds, study.HorizonParams{Weighting: opts.Weighting, Regularization: opts.Regularization, Boot: opts.Boot, BootUnit: opts.BootUnit,
+		Seed: opts.Seed, CI: opts.CI, Quantiles: opts.Quantiles, ScoreCol: opts.ScoreCol, Dates: dates})
+	opts.IO.Warn(r.Warnings...)
 	if err != nil {
-		return &cmdutil.BadInputError{Err: err}
+		return err
 	}
-	for _, a := range res.Agents {
-		switch a.Fit.Class {
-		case 0:
-			opts.IO.Warnf("%s: no success in %d runs: slope −Inf, horizons 0", a.Agent, a.N)
-		case 1:
-			opts.IO.Warnf("%s: no failure in %d runs: slope +Inf, horizons +Inf", a.Agent, a.N)
-		}
-		if opts.Boot > 0 && a.BootSkipped > 0 && a.Fit.Class < 0 && len(a.Warnings) == 0 {
-			opts.IO.Warnf("%s: %d of %d bootstrap replicates had one outcome class and are left out of its interval", a.Agent, a.BootSkipped, opts.Boot)
-		}
-		for _, w := range a.Warnings {
-			opts.IO.Warnf("%s: %s", a.Agent, w)
-		}
-		seen := map[string]bool{}
-		for _, r := range a.Refusals {
-			if r != "" && !seen[r] {
-				seen[r] = true
-				opts.IO.Warnf("%s: %s; refused (no number printed)", a.Agent, r)
-			}
-		}
-	}
-	var trend *analysis.HorizonTrend
-	if dates != nil {
-		days := map[string]float64{}
-		var missing, refusedP50 []string
-		for _, a := range res.Agents {
-			d, ok := dates[a.Agent]
-			if !ok {
-				missing = append(missing, a.Agent)
-				continue
-			}
-			if refused(a, quantileIndex(opts.Quantiles, 0.5)) {
-				refusedP50 = append(refusedP50, a.Agent)
-				continue
-			}
-			days[a.Agent] = float64(d.Unix()) / 86400
-		}
-		if len(missing) > 0 {
-			opts.IO.Warnf("no release date for %s: left out of the trend", strings.Join(missing, ", "))
-		}
-		if len(refusedP50) > 0 {
-			opts.IO.Warnf("%s: p50 refused (see above): left out of the trend", strings.Join(refusedP50, ", "))
-		}
-		trend, err = analysis.HorizonDoublingTime(res, quantileIndex(opts.Quantiles, 0.5), days, opts.CI)
-		if err != nil {
-			return &cmdutil.BadInputError{Err: fmt.Errorf("trend: %w", err)}
-		}
-	}
-	if opts.OnResult != nil {
-		opts.OnResult(res, trend)
-	}
+	res, trend := r.Fit, r.Trend
 	if err := write(opts, res, trend, dates); err != nil {
 		return err
 	}
@@ -317,7 +201,7 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 // drawTrend writes --figure: each dated agent's p50 with its interval
 // against its release date, the frontier agents and their fitted trend.
 func drawTrend(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTrend, dates map[string]time.Time) error {
-	j := quantileIndex(opts.Quantiles, 0.5)
+	j := study.QuantileIndex(opts.Quantiles, 0.5)
 	frontier := map[string]bool{}
 	for _, a := range trend.Agents {
 		frontier[a] = true
@@ -343,54 +227,9 @@ func drawTrend(opts *Options, res *analysis.HorizonResult, trend *analysis.Horiz
 	return nil
 }
 
-// ReadReleaseDates reads a YAML map of agent: YYYY-MM-DD, or METR's
-// release_dates.yaml (the same map under a top-level date: key).
-func ReadReleaseDates(path string) (map[string]time.Time, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: want a map of agent: YYYY-MM-DD", path)
-	}
-	m := doc.Content[0]
-	if len(m.Content) == 2 && m.Content[0].Value == "date" && m.Content[1].Kind == yaml.MappingNode {
-		m = m.Content[1]
-	}
-	out := map[string]time.Time{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		d, err := time.Parse("2006-01-02", v.Value)
-		if v.Kind != yaml.ScalarNode || err != nil {
-			return nil, fmt.Errorf("%s:%d: %s: want a date YYYY-MM-DD, got %q", path, v.Line, k.Value, v.Value)
-		}
-		out[k.Value] = d
-	}
-	return out, nil
-}
-
-func quantileIndex(qs []float64, q float64) int {
-	for i, x := range qs {
-		if x == q {
-			return i
-		}
-	}
-	return -1
-}
-
 // quantileName is "p50" for 0.5, "p97.5" for 0.975.
 func quantileName(q float64) string {
 	return "p" + strconv.FormatFloat(q*100, 'f', -1, 64)
-}
-
-// refused reports whether the j-th horizon of a is withheld
-// (analysis.AgentHorizon.Refusals).
-func refused(a analysis.AgentHorizon, j int) bool {
-	return j < len(a.Refusals) && a.Refusals[j] != ""
 }
 
 func text(f float64) string {
@@ -421,7 +260,7 @@ func write(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTr
 				"average_success": a.AverageSuccess}
 			for j, q := range opts.Quantiles {
 				p := quantileName(q)
-				if refused(a, j) {
+				if study.Refused(a, j) {
 					m[p+"_minutes"], m[p+"_ci_low"], m[p+"_ci_high"], m[p+"_refused"] = nil, nil, nil, a.Refusals[j]
 					continue
 				}
@@ -463,7 +302,7 @@ func write(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTr
 	for _, a := range res.Agents {
 		row := []string{a.Agent, strconv.Itoa(a.N), text(a.Fit.Slope), text(a.Fit.Intercept)}
 		for j := range opts.Quantiles {
-			if refused(a, j) {
+			if study.Refused(a, j) {
 				row = append(row, "refused", "", "")
 				continue
 			}
