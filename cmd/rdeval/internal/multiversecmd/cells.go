@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/normalizecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 )
@@ -123,7 +122,7 @@ func Subset(ds *ingest.Dataset, wheres ...map[string]string) *ingest.Dataset {
 // changed. Errors say why a choice cannot be applied to these data.
 //
 // Re-normalization: runs with a score log or a raw score are normalized
-// again by rdeval normalize's rules (normalizecmd.Normalize) with the
+// again by rdeval normalize's rules (study.Normalize) with the
 // cell's floor, cap, triton rule and reference. Runs whose only score is
 // the input's already-normalized one (METR's all_runs.jsonl) keep it, with
 // the cap and a floor above 0 applied to it; against the human reference
@@ -190,7 +189,7 @@ func renormalize(out *ingest.Dataset, orig []ingest.Task, s Settings) error {
 	if s.TritonRule != "" && !tritonSeen {
 		return fmt.Errorf("choices.%s: no run is on %s", KeyTritonRule, TritonFamily)
 	}
-	res, err := normalizecmd.Normalize(out, analysis.NormalizeOptions{NoFloor: s.NoFloor, Floor: s.Floor, Cap: s.Cap}, false)
+	res, err := study.Normalize(out, analysis.NormalizeOptions{NoFloor: s.NoFloor, Floor: s.Floor, Cap: s.Cap}, false)
 	if err != nil {
 		return err
 	}
@@ -199,7 +198,7 @@ func renormalize(out *ingest.Dataset, orig []ingest.Task, s Settings) error {
 		tasks[[2]string{t.Benchmark, t.TaskID}] = t
 	}
 	for i, rr := range res {
-		if rr.Source != normalizecmd.SourceInput {
+		if rr.Source != study.SourceInput {
 			continue
 		}
 		r := &out.Runs[i]

@@ -13,7 +13,6 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/inspectcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
@@ -267,7 +266,7 @@ func rexbenchOnly(ds *ingest.Dataset) *ingest.Dataset {
 func loadDemo(*Options) (*ingest.Dataset, error) { return figurescmd.LoadDemo() }
 
 func groupTable(ds *ingest.Dataset) *cmdutil.Table {
-	s := inspectcmd.Summarize(ds)
+	s := study.Summarize(ds)
 	t := &cmdutil.Table{Header: []string{"benchmark", "agent", "time_limit_s", "task_id", "runs"}}
 	for _, g := range s.Groups {
 		tl := ""

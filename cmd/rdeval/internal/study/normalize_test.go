@@ -1,4 +1,4 @@
-package normalizecmd
+package study
 
 import (
 	"math"
