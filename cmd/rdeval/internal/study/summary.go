@@ -26,7 +26,7 @@ type Summary struct {
 	Rows         int              `json:"rows"`
 	ScoreLogRows int              `json:"score_log_rows"`
 	Tasks        int              `json:"tasks"`
-	Groups       []RunCount          `json:"groups"`
+	Groups       []RunCount       `json:"groups"`
 	Nulls        map[string]int64 `json:"nulls"`
 	Warnings     []string         `json:"warnings"`
 }
