@@ -1,11 +1,13 @@
 // Package archtest checks the project's dependency direction:
 //
 //	cmd → everything; figures → analysis; execute → ingest;
-//	analysis and ingest import no other project package; nothing imports cmd.
+//	analysis and ingest import no other project package; nothing imports cmd;
+//	no command package (cmd/rdeval/internal/*cmd) imports another.
 package archtest
 
 import (
 	"go/build"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -74,6 +76,51 @@ func TestDependencyDirection(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", top, err)
+		}
+	}
+}
+
+// isCommand reports whether a package under cmd/rdeval/internal is a
+// command (one folder per command, named <name>cmd).
+func isCommand(name string) bool { return strings.HasSuffix(name, "cmd") }
+
+// TestCommandsImportNoCommand: a command package imports no other command
+// package (the glue they share is package study, and figconfig for the
+// figure configs), and no other package but cli, which assembles the
+// commands, imports one. Tests may run a command to cross-check another
+// (allocation against curves; interop runs execute), so test imports are
+// checked only for the glue, study and figconfig.
+// Checked to fail when reportcmd imports figurescmd.
+func TestCommandsImportNoCommand(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "cmd", "rdeval", "internal")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := module + "/cmd/rdeval/internal/"
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "cli" {
+			continue
+		}
+		pkg, err := build.ImportDir(filepath.Join(dir, e.Name()), 0)
+		if err != nil {
+			if _, noGo := err.(*build.NoGoError); noGo {
+				continue
+			}
+			t.Fatal(err)
+		}
+		imports := pkg.Imports
+		if e.Name() == "study" || e.Name() == "figconfig" {
+			imports = append(append(append([]string{}, imports...), pkg.TestImports...), pkg.XTestImports...)
+		}
+		for _, imp := range imports {
+			name, ok := strings.CutPrefix(imp, prefix)
+			if !ok || strings.Contains(name, "/") || name == e.Name() {
+				continue
+			}
+			if isCommand(name) {
+				t.Errorf("%s imports command package %s: move what it needs into package study", e.Name(), name)
+			}
 		}
 	}
 }

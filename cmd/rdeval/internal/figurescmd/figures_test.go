@@ -16,6 +16,7 @@ import (
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/spf13/cobra"
 )
@@ -41,13 +42,13 @@ func exitCode(err error) int {
 	return cmdutil.ExitFailure
 }
 
-func readIndex(t *testing.T, dir string) Index {
+func readIndex(t *testing.T, dir string) figconfig.Index {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "index.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var idx Index
+	var idx figconfig.Index
 	if err := json.Unmarshal(b, &idx); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestDemoStudyGolden(t *testing.T) {
 	if _, stderr, err := runCmd(t, "--config", demoConfig, "--out", dir); err != nil {
 		t.Fatal(err, stderr)
 	}
-	cfg, err := LoadConfig(demoConfig)
+	cfg, err := figconfig.LoadConfig(demoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestDemoStudyGolden(t *testing.T) {
 	for _, f := range idx.Figures {
 		types[f.Type] = true
 	}
-	for _, k := range KindNames() {
+	for _, k := range figconfig.KindNames() {
 		if !types[k] && k != "horizon-fit" && k != "horizon-trend" { // the demo has no task lengths to speak of nor release dates
 			t.Errorf("the demo config draws no %s figure", k)
 		}
@@ -222,11 +223,11 @@ figures:
 // without ../shared): every figure is written, and index.json records the
 // data's and the release dates' sha256.
 func TestMETRConfig(t *testing.T) {
-	cfg, err := LoadConfig("../../../../examples/rebench.yaml")
+	cfg, err := figconfig.LoadConfig("../../../../examples/rebench.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := cfg.resolve(cfg.Inputs[0])
+	data := cfg.Resolve(cfg.Inputs[0])
 	if _, err := os.Stat(data); err != nil {
 		t.Skipf("skipping: %s not found (../shared sits beside the checkout)", data)
 	}
@@ -334,7 +335,7 @@ func TestDocsListEveryOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	for _, name := range KindNames() {
+	for _, name := range figconfig.KindNames() {
 		i := strings.Index(doc, "- `"+name+"` —")
 		if i < 0 {
 			t.Errorf("docs/figures.md does not describe type %s", name)
@@ -344,7 +345,7 @@ func TestDocsListEveryOption(t *testing.T) {
 		if j := strings.Index(section[1:], "\n- `"); j >= 0 {
 			section = section[:j+1]
 		}
-		for _, o := range optionNames(kinds[name].options) {
+		for _, o := range figconfig.KindOptions(name) {
 			if !strings.Contains(section, "`"+o+"`") && !(name == "horizon-trend" && strings.Contains(section, "those of `horizon-fit`")) {
 				t.Errorf("docs/figures.md: type %s: option %s not described", name, o)
 			}

@@ -9,17 +9,17 @@ import (
 	"path/filepath"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/ingest"
 )
 
 // RunConfig writes the report of a real study named by a figures config
 // (rdeval figures): the config's data (inputs, input options, filters),
 // the tables groups.csv and scores.csv, and the config's figures, drawn by
-// figurescmd exactly as `rdeval figures` draws them, into figures/ with
+// figconfig exactly as `rdeval figures` draws them, into figures/ with
 // figures/index.json. Everything is computed before anything is written.
 func RunConfig(opts *Options) error {
-	cfg, err := figurescmd.LoadConfig(opts.Config)
+	cfg, err := figconfig.LoadConfig(opts.Config)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return cmdutil.Usagef("--config: %v", err)
@@ -29,11 +29,11 @@ func RunConfig(opts *Options) error {
 	if opts.PNG && !containsStr(cfg.Formats, "png") {
 		cfg.Formats = append(cfg.Formats, "png")
 	}
-	ds, err := figurescmd.LoadData(cfg, opts.IO)
+	ds, err := figconfig.LoadData(cfg, opts.IO)
 	if err != nil {
 		return err
 	}
-	drawn, err := figurescmd.Render(cfg, ds, opts.IO)
+	drawn, err := figconfig.Render(cfg, ds, opts.IO)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func RunConfig(opts *Options) error {
 			return err
 		}
 	}
-	if err := figurescmd.WriteAll(filepath.Join(opts.OutDir, "figures"), cfg, drawn, opts.Version); err != nil {
+	if err := figconfig.WriteAll(filepath.Join(opts.OutDir, "figures"), cfg, drawn, opts.Version); err != nil {
 		return err
 	}
 	pg := page{source: source, version: opts.Version, synthetic: cfg.Demo, figs: figs, inputs: m.Inputs, warnings: warnings,

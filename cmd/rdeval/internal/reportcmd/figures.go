@@ -12,7 +12,7 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
@@ -26,7 +26,7 @@ type figureData struct {
 	curves   map[string]map[string][]analysis.CurvePoint // time limit label → agent → points
 	bars     []figures.Bar
 	png      bool             // also write PNG (300 dpi) beside each SVG
-	styles   figures.StyleMap // one style per agent of the study (figurescmd.AgentStyles)
+	styles   figures.StyleMap // one style per agent of the study (figconfig.AgentStyles)
 
 	errGroups []string    // agents with failed runs
 	errCats   []string    // error types, most frequent first (the rest as "other")
@@ -37,7 +37,7 @@ type figureData struct {
 // 10): the seven most frequent types (one palette colour each), the rest
 // as "other".
 func (f *figureData) errors(runs []ingest.Run) {
-	groups, cats, counts, ok := figurescmd.ErrorTypeCounts(runs, 7)
+	groups, cats, counts, ok := figconfig.ErrorTypeCounts(runs, 7)
 	if !ok {
 		return
 	}

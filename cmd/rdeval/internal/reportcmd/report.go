@@ -12,7 +12,7 @@ import (
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/figurescmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
@@ -117,7 +117,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	figs := &figureData{png: opts.PNG, styles: figurescmd.AgentStyles(ds, nil)}
+	figs := &figureData{png: opts.PNG, styles: figconfig.AgentStyles(ds, nil)}
 	files := []struct {
 		name, what string
 		t          *cmdutil.Table
@@ -263,7 +263,7 @@ func rexbenchOnly(ds *ingest.Dataset) *ingest.Dataset {
 }
 
 // loadDemo ingests the embedded demo study with its RExBench gold catalog.
-func loadDemo(*Options) (*ingest.Dataset, error) { return figurescmd.LoadDemo() }
+func loadDemo(*Options) (*ingest.Dataset, error) { return figconfig.LoadDemo() }
 
 func groupTable(ds *ingest.Dataset) *cmdutil.Table {
 	s := study.Summarize(ds)

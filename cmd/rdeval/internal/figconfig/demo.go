@@ -1,4 +1,4 @@
-package figurescmd
+package figconfig
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package figurescmd
+package figconfig
 
 import (
 	"bytes"
@@ -268,6 +268,9 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Resolve is p relative to the config file (absolute paths as they are).
+func (c *Config) Resolve(p string) string { return c.resolve(p) }
 
 // resolve makes a path of the config relative to the working directory.
 func (c *Config) resolve(p string) string {

@@ -1,4 +1,4 @@
-package figurescmd
+package figconfig
 
 import (
 	"fmt"
@@ -47,6 +47,12 @@ func init() {
 		kinds[name] = k
 	}
 }
+
+// KindDoc is the one-line description of a figure type.
+func KindDoc(name string) string { return kinds[name].doc }
+
+// KindOptions lists the options of a figure type (its yaml keys).
+func KindOptions(name string) []string { return optionNames(kinds[name].options) }
 
 // KindNames lists the figure types, sorted.
 func KindNames() []string {
