@@ -124,6 +124,9 @@ type Row struct {
 	Expected             string
 	Verdict              string
 	Reason               string
+	// Warnings are the statistic's caveats (study's result warnings):
+	// rdeval audit prints them on stderr, naming the claim.
+	Warnings []error
 }
 
 // Run loads the claims and the data, evaluates and prints the verdicts. A
@@ -169,6 +172,11 @@ func Compute(opts *Options, f *File, ds *ingest.Dataset) error {
 	var failed []string
 	for _, c := range f.Claims {
 		r := Evaluate(c, ds, opts.Boot, opts.Seed)
+		for _, w := range r.Warnings {
+			// A claim's statistic is one group, with no key: drop the
+			// empty key's ": ".
+			opts.IO.Warnf("%s: %s", c.ID, strings.TrimPrefix(w.Error(), ": "))
+		}
 		if r.Verdict == Fails {
 			failed = append(failed, c.ID)
 		}
@@ -189,7 +197,8 @@ func Compute(opts *Options, f *File, ds *ingest.Dataset) error {
 // result is a recomputed statistic.
 type result struct {
 	value, lo, hi float64
-	note          string // appended to the reason
+	note          string  // appended to the reason
+	warnings      []error // the statistic's caveats (not in note)
 }
 
 // Evaluate recomputes one claim's statistic and judges it.
@@ -221,6 +230,7 @@ func Evaluate(c Claim, ds *ingest.Dataset, boot int, seed uint64) Row {
 		return row
 	}
 	row.Value, row.CILow, row.CIHigh = res.value, res.lo, res.hi
+	row.Warnings = res.warnings
 	row.Verdict, row.Reason = judge(c.Expect, res)
 	if res.note != "" {
 		if row.Reason != "" {
@@ -304,7 +314,7 @@ func scoreAtK(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error)
 	if r.NTasks == 0 {
 		return result{}, fmt.Errorf("no task has %d runs (dropped: %s)", s.K, strings.Join(r.TasksDropped, ", "))
 	}
-	res := result{value: r.Estimate, lo: r.CILow, hi: r.CIHigh}
+	res := result{value: r.Estimate, lo: r.CILow, hi: r.CIHigh, warnings: sr.Warnings}
 	res.note = fmt.Sprintf("%d tasks", r.NTasks)
 	if len(r.TasksDropped) > 0 {
 		res.note += fmt.Sprintf("; dropped (fewer than %d runs): %s", s.K, strings.Join(r.TasksDropped, ", "))
@@ -329,9 +339,9 @@ func compare(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) 
 	}
 	note := fmt.Sprintf("%d tasks; A %s (k=%d) vs B %s (k=%d)", len(c.Tasks), fmtNum(c.EstimateA), a.K, fmtNum(c.EstimateB), b.K)
 	if s.Measure == "diff" {
-		return result{value: c.Diff, lo: c.DiffLow, hi: c.DiffHigh, note: note}, nil
+		return result{value: c.Diff, lo: c.DiffLow, hi: c.DiffHigh, note: note, warnings: c.Warnings}, nil
 	}
-	return result{value: c.Ratio, lo: c.RatioLow, hi: c.RatioHigh, note: note}, nil
+	return result{value: c.Ratio, lo: c.RatioLow, hi: c.RatioHigh, note: note, warnings: c.Warnings}, nil
 }
 
 // regress fits the claim's GLM (or, with (1 | group) terms, mixed model:
