@@ -89,7 +89,7 @@ type GLMFit struct {
 	Separated bool
 	// Cov is the covariance of the non-aliased coefficients, in order.
 	Cov      [][]float64
-	Warnings []string
+	Warnings []error
 }
 
 const glmDblEps = 2.220446049250313e-16
@@ -215,7 +215,7 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 			}
 		}
 		if nonInt {
-			fit.Warnings = append(fit.Warnings, "non-integer #successes in a binomial glm! (as R warns: the outcome is fractional, so the fit is a quasi-likelihood one with dispersion fixed at 1; the log-likelihood, AIC and BIC round successes and are not meaningful)")
+			fit.Warnings = append(fit.Warnings, errors.New("non-integer #successes in a binomial glm! (as R warns: the outcome is fractional, so the fit is a quasi-likelihood one with dispersion fixed at 1; the log-likelihood, AIC and BIC round successes and are not meaningful)"))
 		}
 	}
 
@@ -235,7 +235,7 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 				al = append(al, names[j])
 			}
 		}
-		fit.Warnings = append(fit.Warnings, fmt.Sprintf("%d coefficient(s) not defined because of singularities (collinear with earlier columns; R reports NA): %s", len(al), strings.Join(al, ", ")))
+		fit.Warnings = append(fit.Warnings, fmt.Errorf("%d coefficient(s) not defined because of singularities (collinear with earlier columns; R reports NA): %s", len(al), strings.Join(al, ", ")))
 	}
 	if k == 0 {
 		return nil, errors.New("glm: no estimable coefficient")
@@ -373,7 +373,7 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 		cov.Mul(&bm, &inv)
 		cov.Scale(float64(G)/float64(G-1)*float64(n-1)/float64(n-k), cov)
 		if G < 30 {
-			fit.Warnings = append(fit.Warnings, fmt.Sprintf("only %d clusters: cluster-robust standard errors are unreliable with few clusters", G))
+			fit.Warnings = append(fit.Warnings, fmt.Errorf("only %d clusters: cluster-robust standard errors are unreliable with few clusters", G))
 		}
 	} else {
 		cov.Scale(fit.Dispersion, &inv)
@@ -458,7 +458,7 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 	fit.BIC = -2*fit.LogLik + math.Log(float64(n))*df
 
 	if !fit.Converged {
-		fit.Warnings = append(fit.Warnings, fmt.Sprintf("IRLS did not converge in %d iterations (R: glm.fit: algorithm did not converge); the estimates are not the maximum-likelihood ones", fit.Iterations))
+		fit.Warnings = append(fit.Warnings, fmt.Errorf("IRLS did not converge in %d iterations (R: glm.fit: algorithm did not converge); the estimates are not the maximum-likelihood ones", fit.Iterations))
 	}
 	if opt.Family == Binomial {
 		sw := glmSeparationWarnings(fit, mu, history, active, names)
@@ -466,7 +466,7 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 		fit.Warnings = append(fit.Warnings, sw...)
 	}
 	if opt.L2 > 0 {
-		fit.Warnings = append(fit.Warnings, fmt.Sprintf("L2 penalty %g: estimates are shrunk and the standard errors, tests and intervals come from the penalized information (not valid Wald inference)", opt.L2))
+		fit.Warnings = append(fit.Warnings, fmt.Errorf("L2 penalty %g: estimates are shrunk and the standard errors, tests and intervals come from the penalized information (not valid Wald inference)", opt.L2))
 	}
 	return fit, nil
 }
@@ -571,7 +571,7 @@ func glmWLS(x [][]float64, active []int, ww, z, penal []float64) (*mat.SymDense,
 // "glm.fit: fitted probabilities numerically 0 or 1 occurred", eps =
 // 10·machine ε) and names the coefficients that kept growing over the
 // last iterations: the signs of complete or quasi-complete separation.
-func glmSeparationWarnings(fit *GLMFit, mu []float64, history [][]float64, active []int, names []string) []string {
+func glmSeparationWarnings(fit *GLMFit, mu []float64, history [][]float64, active []int, names []string) []error {
 	eps := 10 * glmDblEps
 	extreme := 0
 	for _, m := range mu {
@@ -612,5 +612,5 @@ func glmSeparationWarnings(fit *GLMFit, mu []float64, history [][]float64, activ
 		msg += "; diverging coefficients: " + strings.Join(diverging, ", ")
 	}
 	msg += "; their estimates are not finite in truth, and their standard errors, tests and Wald intervals are meaningless (consider fewer predictors or --l2; for a GLM, --ci profile computes intervals from the likelihood itself, open where it stays flat)"
-	return []string{msg}
+	return []error{errors.New(msg)}
 }

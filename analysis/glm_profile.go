@@ -37,7 +37,7 @@ import (
 // glm_profile_sep.go): there MASS's SE-sized steps jump over the
 // likelihood (R gives NA or a wrong finite limit), and an end where the
 // profile never leaves the cut is reported as −Inf or +Inf with a warning.
-func GLMProfileCI(x [][]float64, y []float64, names []string, opt GLMOptions, fit *GLMFit, level float64) ([][2]float64, []string, error) {
+func GLMProfileCI(x [][]float64, y []float64, names []string, opt GLMOptions, fit *GLMFit, level float64) ([][2]float64, []error, error) {
 	if opt.Cluster != nil || opt.L2 != 0 {
 		return nil, nil, errors.New("glm: profile intervals need a likelihood fit (no cluster-robust SEs, no L2 penalty)")
 	}
@@ -66,7 +66,7 @@ func GLMProfileCI(x [][]float64, y []float64, names []string, opt GLMOptions, fi
 	}
 	cut := distuv.UnitNormal.Quantile((1 - level) / 2)
 	out := make([][2]float64, p)
-	var warnings []string
+	var warnings []error
 	for j, c := range fit.Coefs {
 		out[j] = [2]float64{math.NaN(), math.NaN()}
 		if c.Aliased {
@@ -118,7 +118,7 @@ func GLMProfileCI(x [][]float64, y []float64, names []string, opt GLMOptions, fi
 		hi := approxLinear(sy, sx, -cut)
 		out[j] = [2]float64{lo, hi}
 		if math.IsNaN(lo) || math.IsNaN(hi) {
-			warnings = append(warnings, fmt.Sprintf("the likelihood profile of %s does not reach the %g%% limit within 9 steps of %.3g SE (R reports NA): separation or a flat likelihood", c.Term, 100*level, del))
+			warnings = append(warnings, fmt.Errorf("the likelihood profile of %s does not reach the %g%% limit within 9 steps of %.3g SE (R reports NA): separation or a flat likelihood", c.Term, 100*level, del))
 		}
 	}
 	return out, warnings, nil

@@ -157,10 +157,10 @@ func (sp *sepProfile) at(b float64) float64 {
 }
 
 // glmSeparatedProfileCI is GLMProfileCI for a separated binomial fit.
-func glmSeparatedProfileCI(x [][]float64, y []float64, opt GLMOptions, fit *GLMFit, level float64) ([][2]float64, []string) {
+func glmSeparatedProfileCI(x [][]float64, y []float64, opt GLMOptions, fit *GLMFit, level float64) ([][2]float64, []error) {
 	cut := distuv.ChiSquared{K: 1}.Quantile(level)
 	out := make([][2]float64, len(fit.Coefs))
-	var warnings []string
+	var warnings []error
 	for j, c := range fit.Coefs {
 		out[j] = [2]float64{math.NaN(), math.NaN()}
 		if c.Aliased {
@@ -208,7 +208,7 @@ func glmSeparatedProfileCI(x [][]float64, y []float64, opt GLMOptions, fit *GLMF
 			out[j][si] = (in + outer) / 2
 		}
 		if len(open) > 0 {
-			warnings = append(warnings, fmt.Sprintf("%s: the likelihood profile stays within the %g%% cut as the coefficient goes to %s (separation: its estimate %.3g is where IRLS stopped, the MLE is infinite): the interval is open there (R's confint gives NA)",
+			warnings = append(warnings, fmt.Errorf("%s: the likelihood profile stays within the %g%% cut as the coefficient goes to %s (separation: its estimate %.3g is where IRLS stopped, the MLE is infinite): the interval is open there (R's confint gives NA)",
 				c.Term, 100*level, joinAnd(open), b0))
 		}
 	}

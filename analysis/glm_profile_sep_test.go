@@ -64,7 +64,7 @@ func TestGLMProfileSeparation(t *testing.T) {
 			}
 		}
 	}
-	if len(warns) != 1 || !strings.HasPrefix(warns[0], "fb: ") || !strings.Contains(warns[0], "+∞") {
+	if len(warns) != 1 || !strings.HasPrefix(warns[0].Error(), "fb: ") || !strings.Contains(warns[0].Error(), "+∞") {
 		t.Errorf("warnings %q", warns)
 	}
 }

@@ -90,7 +90,7 @@ func TestGLMReference(t *testing.T) {
 			}
 			nonInt := false
 			for _, w := range fit.Warnings {
-				if strings.Contains(w, "non-integer") {
+				if strings.Contains(w.Error(), "non-integer") {
 					nonInt = true
 				}
 			}

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-func glmHasWarning(ws []string, sub string) bool {
+func glmHasWarning(ws []error, sub string) bool {
 	for _, w := range ws {
-		if strings.Contains(w, sub) {
+		if strings.Contains(w.Error(), sub) {
 			return true
 		}
 	}

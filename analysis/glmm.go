@@ -656,14 +656,15 @@ func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, names []string, 
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("mixed: starting GLM: %w", err)
 	}
-	for _, m := range start.Warnings {
+	for _, w := range start.Warnings {
+		m := w.Error()
 		if strings.HasPrefix(m, "non-integer #successes") {
-			fit.Warnings = append(fit.Warnings, m) // glmer's binomial family warns the same
+			fit.Warnings = append(fit.Warnings, w) // glmer's binomial family warns the same
 		}
 		if strings.Contains(m, "separation") {
 			// Random intercepts do not cure separation by a fixed effect: the
 			// GLMM's estimates diverge as the GLM's do.
-			fit.Warnings = append(fit.Warnings, "the fixed-effects logistic fit (the GLMM's start) shows "+m)
+			fit.Warnings = append(fit.Warnings, errors.New("the fixed-effects logistic fit (the GLMM's start) shows "+m))
 		}
 	}
 	d := nt + p
@@ -807,7 +808,7 @@ func fitGLMM(fit *MixedFit, x [][]float64, y, w, off []float64, names []string, 
 		}
 	}
 	if !hessOK {
-		fit.Warnings = append(fit.Warnings, "the finite-difference Hessian is not positive definite: fixed-effect covariance from RX (as lme4 falls back)")
+		fit.Warnings = append(fit.Warnings, errors.New("the finite-difference Hessian is not positive definite: fixed-effect covariance from RX (as lme4 falls back)"))
 	}
 	return beta, cov, covRX, nil
 }

@@ -94,7 +94,7 @@ func TestGLMMSeparation(t *testing.T) {
 		}
 		found := false
 		for _, w := range fit.Warnings {
-			if strings.Contains(w, "separation") && strings.Contains(w, "x (|β|") {
+			if strings.Contains(w.Error(), "separation") && strings.Contains(w.Error(), "x (|β|") {
 				found = true
 			}
 		}
@@ -118,7 +118,7 @@ func TestGLMMNonIntegerSuccesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fit.Warnings) == 0 || !strings.HasPrefix(fit.Warnings[0], "non-integer #successes") {
+	if len(fit.Warnings) == 0 || !strings.HasPrefix(fit.Warnings[0].Error(), "non-integer #successes") {
 		t.Errorf("warnings %v", fit.Warnings)
 	}
 }

@@ -178,7 +178,7 @@ type AgentHorizon struct {
 	Refusals []string
 	// Warnings are caveats on the interval (the skipped share above
 	// HorizonSkipWarnShare).
-	Warnings []string
+	Warnings []error
 }
 
 // HorizonResult is Horizons's output.
@@ -437,7 +437,7 @@ func horizonRefusals(ah AgentHorizon, quantiles []float64, factor float64) []str
 }
 
 // skipWarning is the warning for a skipped share above HorizonSkipWarnShare.
-func skipWarning(ah AgentHorizon, boot int) string {
+func skipWarning(ah AgentHorizon, boot int) error {
 	var why []string
 	if ah.BootNoSuccess > 0 {
 		why = append(why, fmt.Sprintf("%d with no success (horizon 0)", ah.BootNoSuccess))
@@ -448,7 +448,7 @@ func skipWarning(ah AgentHorizon, boot int) string {
 	if r := ah.BootSkipped - ah.BootNoSuccess - ah.BootNoFailure; r > 0 {
 		why = append(why, fmt.Sprintf("%d with no run drawn", r))
 	}
-	return fmt.Sprintf("%d of %d bootstrap replicates (%.1f %%) had one outcome class and are left out of the interval (%s): above %g %% the interval is conditional on the replicates with both outcomes and is shifted away from the ones left out",
+	return fmt.Errorf("%d of %d bootstrap replicates (%.1f %%) had one outcome class and are left out of the interval (%s): above %g %% the interval is conditional on the replicates with both outcomes and is shifted away from the ones left out",
 		ah.BootSkipped, boot, 100*ah.SkippedShare, strings.Join(why, ", "), 100*HorizonSkipWarnShare)
 }
 

@@ -110,7 +110,7 @@ func TestHorizonSkippedShare(t *testing.T) {
 			// P(no success drawn) ≥ P(none of the 3 tasks with a success
 			// drawn) = (1 − 3/12)^12 ≈ 0.032, plus the runs within drawn
 			// tasks (9/10 failures each): well above 5 %.
-			if !(a.SkippedShare > HorizonSkipWarnShare) || a.BootNoSuccess != a.BootSkipped || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "with no success") {
+			if !(a.SkippedShare > HorizonSkipWarnShare) || a.BootNoSuccess != a.BootSkipped || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0].Error(), "with no success") {
 				t.Errorf("rare: share %g, warnings %q", a.SkippedShare, a.Warnings)
 			}
 		case "half":

@@ -109,7 +109,7 @@ type MixedFit struct {
 	Converged bool
 	// Evaluations counts deviance evaluations by the optimizer.
 	Evaluations int
-	Warnings    []string
+	Warnings    []error
 }
 
 // mixedSingularTol is lme4's isSingular tolerance on θ.
@@ -257,7 +257,7 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 				dropped = append(dropped, names[j])
 			}
 		}
-		fit.Warnings = append(fit.Warnings, fmt.Sprintf("fixed-effect model matrix is rank deficient so dropping %d column(s): %v (collinear with earlier columns)", len(dropped), dropped))
+		fit.Warnings = append(fit.Warnings, fmt.Errorf("fixed-effect model matrix is rank deficient so dropping %d column(s): %v (collinear with earlier columns)", len(dropped), dropped))
 	}
 	k := len(active)
 	xa := make([][]float64, n)
@@ -311,7 +311,7 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 		v := fit.Theta[f] * fit.Theta[f] * fit.Sigma * fit.Sigma
 		fit.RandomEffects = append(fit.RandomEffects, MixedRandomEffect{Group: fs[f].name, Term: "(Intercept)", Variance: v, SD: math.Sqrt(v)})
 		if fit.Theta[f] < mixedSingularTol {
-			fit.Warnings = append(fit.Warnings, fmt.Sprintf("boundary (singular) fit: the random-intercept variance of %s is estimated at %.3g (θ = %.3g); see lme4's help('isSingular')", fs[f].name, v, fit.Theta[f]))
+			fit.Warnings = append(fit.Warnings, fmt.Errorf("boundary (singular) fit: the random-intercept variance of %s is estimated at %.3g (θ = %.3g); see lme4's help('isSingular')", fs[f].name, v, fit.Theta[f]))
 		}
 	}
 	if opt.Family == Gaussian {
@@ -340,7 +340,7 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 			P: 2 * distuv.UnitNormal.CDF(-math.Abs(z)), CILow: b - zq*se, CIHigh: b + zq*se, SERX: math.Sqrt(covRX[a][a])})
 	}
 	if !fit.Converged {
-		fit.Warnings = append(fit.Warnings, "the optimizer did not converge; the estimates may not be the maximum-likelihood ones")
+		fit.Warnings = append(fit.Warnings, errors.New("the optimizer did not converge; the estimates may not be the maximum-likelihood ones"))
 	}
 	return fit, nil
 }

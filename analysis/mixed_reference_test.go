@@ -137,7 +137,7 @@ func TestMixedReference(t *testing.T) {
 			}
 			singular := false
 			for _, w := range fit.Warnings {
-				if strings.Contains(w, "singular") {
+				if strings.Contains(w.Error(), "singular") {
 					singular = true
 				}
 			}

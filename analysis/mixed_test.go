@@ -105,7 +105,7 @@ func TestMixedSingular(t *testing.T) {
 		}
 		found := false
 		for _, w := range fit.Warnings {
-			found = found || strings.Contains(w, "boundary (singular) fit")
+			found = found || strings.Contains(w.Error(), "boundary (singular) fit")
 		}
 		if !found {
 			t.Errorf("ML %v: no singular-fit warning in %v", ml, fit.Warnings)
@@ -157,7 +157,7 @@ func TestMixedBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fit.Coefficients) != 2 || len(fit.Warnings) == 0 || !strings.Contains(fit.Warnings[0], "rank deficient") {
+	if len(fit.Coefficients) != 2 || len(fit.Warnings) == 0 || !strings.Contains(fit.Warnings[0].Error(), "rank deficient") {
 		t.Errorf("constant predictor: %+v %v", fit.Coefficients, fit.Warnings)
 	}
 }

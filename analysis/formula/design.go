@@ -66,7 +66,7 @@ type Design struct {
 	Offset []float64
 	// Factors gives each categorical variable's levels (first = reference).
 	Factors  map[string][]string
-	Warnings []string
+	Warnings []error
 }
 
 // ColumnError is a formula naming a column the table does not have.
@@ -223,7 +223,7 @@ func Build(f *Formula, t Table, opt Options) (*Design, error) {
 		vars[l] = nv
 		d.Factors[l] = lev
 		if len(lev) == 1 {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("factor %s has one level (%s) in the rows used: its columns are collinear with the intercept", l, lev[0]))
+			d.Warnings = append(d.Warnings, fmt.Errorf("factor %s has one level (%s) in the rows used: its columns are collinear with the intercept", l, lev[0]))
 		}
 	}
 	// Columns, term by term.
@@ -334,7 +334,7 @@ func Build(f *Formula, t Table, opt Options) (*Design, error) {
 			}
 		}
 		if constant {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("column %s is constant (%g) in the rows used", c.name, d.X[0][j]))
+			d.Warnings = append(d.Warnings, fmt.Errorf("column %s is constant (%g) in the rows used", c.name, d.X[0][j]))
 		}
 	}
 	return d, nil

@@ -101,7 +101,7 @@ func TestBuild(t *testing.T) {
 	}
 	tab.Columns["c"] = []string{"2", "2", "2", "2", "2", "2"}
 	d, err = Build(mustParse(t, "y ~ x + c"), tab, Options{})
-	if err != nil || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "column c is constant") {
+	if err != nil || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0].Error(), "column c is constant") {
 		t.Errorf("constant: %v %v", d, err)
 	}
 	if _, err := Build(mustParse(t, "y ~ scale(c)"), tab, Options{}); err == nil {

@@ -303,7 +303,7 @@ func Regress(tab formula.Table, p RegressParams, warnings []string) (RegressResu
 		}
 		return res, &cmdutil.BadInputError{Err: err}
 	}
-	warnings = append(warnings, d.Warnings...)
+	warnings = append(warnings, texts(d.Warnings)...)
 	if d.Dropped > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d rows with a missing value in a model column left out (%d used)", d.Dropped, len(d.Rows)))
 	}
@@ -349,7 +349,7 @@ func Regress(tab formula.Table, p RegressParams, warnings []string) (RegressResu
 	if err != nil {
 		return res, &cmdutil.BadInputError{Err: err}
 	}
-	warnings = append(warnings, fit.Warnings...)
+	warnings = append(warnings, texts(fit.Warnings)...)
 	if p.CI == CIProfile {
 		ci, pw, err := analysis.GLMProfileCI(d.X, d.Y, d.Names, gopt, fit, 0.95)
 		if err != nil {
@@ -358,7 +358,7 @@ func Regress(tab formula.Table, p RegressParams, warnings []string) (RegressResu
 		for j := range fit.Coefs {
 			fit.Coefs[j].CILow, fit.Coefs[j].CIHigh = ci[j][0], ci[j][1]
 		}
-		warnings = append(warnings, pw...)
+		warnings = append(warnings, texts(pw)...)
 	}
 	res = RegressResult{Family: p.Family, Formula: p.Formula, N: fit.N, NDropped: d.Dropped, NGroups: map[string]int{},
 		LogLik: fit.LogLik, AIC: fit.AIC, BIC: fit.BIC, Deviance: fit.Deviance, NullDeviance: fit.NullDeviance,
@@ -401,7 +401,7 @@ func regressMixed(p RegressParams, f *formula.Formula, tab formula.Table, d *for
 	if err != nil {
 		return res, &cmdutil.BadInputError{Err: err}
 	}
-	warnings = append(warnings, fit.Warnings...)
+	warnings = append(warnings, texts(fit.Warnings)...)
 	res = RegressResult{Family: p.Family, Formula: p.Formula, N: fit.N, NDropped: d.Dropped, NGroups: fit.NGroups,
 		LogLik: fit.LogLik, AIC: fit.AIC, BIC: fit.BIC, Deviance: fit.Deviance, DevianceKind: fit.DevianceKind, NullDeviance: math.NaN(), Dispersion: math.NaN(), DFResidual: fit.DFResidual,
 		SEType: "model", Statistic: fit.StatName, RandomEffects: []RandomEffect{}, Factors: map[string][]string{}, NAGQ: fit.NAGQ, Offset: offsetLabel(p, f), CIMethod: CIWald,
@@ -420,4 +420,12 @@ func regressMixed(p RegressParams, f *formula.Formula, tab formula.Table, d *for
 		res.RandomGroups = append(res.RandomGroups, r.Group)
 	}
 	return res, nil
+}
+
+func texts(ws []error) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.Error()
+	}
+	return out
 }
