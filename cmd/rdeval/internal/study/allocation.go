@@ -2,7 +2,8 @@ package study
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -54,12 +55,7 @@ type AllocationResult struct {
 func Allocation(ds *ingest.Dataset, p AllocationParams) (AllocationResult, error) {
 	var res AllocationResult
 	budgets := p.Budgets
-	random := map[string]bool{}
-	for _, t := range ds.Tasks {
-		if t.Selection.Valid && t.Selection.V == "random" {
-			random[t.Benchmark+"\x00"+t.TaskID] = true
-		}
-	}
+	random := RandomTasks(ds)
 	// agent → run length → task → scores
 	byAgent := map[string]map[float64]map[string][]float64{}
 	rand := map[string]bool{}
@@ -115,11 +111,7 @@ func Allocation(ds *ingest.Dataset, p AllocationParams) (AllocationResult, error
 			}
 		}
 	}
-	agents := make([]string, 0, len(byAgent))
-	for a := range byAgent {
-		agents = append(agents, a)
-	}
-	sort.Strings(agents)
+	agents := slices.Sorted(maps.Keys(byAgent))
 	opt := analysis.ScoreAtKOptions{Boot: p.Boot, Seed: p.Seed, Level: p.CI}
 	if p.Select == "holdout" {
 		opt.Boot = 0 // the holdout rows carry the uncertainty; observed rows are point estimates
@@ -127,11 +119,7 @@ func Allocation(ds *ingest.Dataset, p AllocationParams) (AllocationResult, error
 	var rows []AllocationRow
 	for _, a := range agents {
 		var allocs []analysis.Allocation
-		lengths := make([]float64, 0, len(byAgent[a]))
-		for h := range byAgent[a] {
-			lengths = append(lengths, h)
-		}
-		sort.Float64s(lengths)
+		lengths := slices.Sorted(maps.Keys(byAgent[a]))
 		for _, h := range lengths {
 			allocs = append(allocs, allocation(h, byAgent[a][h], rand))
 		}
@@ -200,11 +188,7 @@ func (a *AllocationResult) Table() *cmdutil.Table {
 // allocation builds an Allocation from task → scores, tasks sorted.
 func allocation(h float64, byTask map[string][]float64, random map[string]bool) analysis.Allocation {
 	al := analysis.Allocation{RunLengthS: h}
-	tasks := make([]string, 0, len(byTask))
-	for t := range byTask {
-		tasks = append(tasks, t)
-	}
-	sort.Strings(tasks)
+	tasks := slices.Sorted(maps.Keys(byTask))
 	for _, t := range tasks {
 		al.Tasks = append(al.Tasks, analysis.TaskScores{Task: t, Scores: byTask[t], Random: random[t]})
 	}

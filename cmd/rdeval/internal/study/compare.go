@@ -2,7 +2,9 @@ package study
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,11 +117,7 @@ func Side(ds *ingest.Dataset, spec string, budget, humanLen float64, random map[
 	if k < 1 || math.Abs(float64(k*h)-budget) > 1e-9*budget {
 		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: its runs last %v s, which does not divide the budget %v s", spec, h, budget)}
 	}
-	names := make([]string, 0, len(tasks))
-	for t := range tasks {
-		names = append(names, t)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(tasks))
 	var s analysis.Side
 	s.K = int(k)
 	for _, t := range names {
@@ -159,11 +157,7 @@ func SideScores(ds *ingest.Dataset, spec string, random map[string]bool) (analys
 	if len(tasks) == 0 {
 		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q matches no run with a score", spec)}
 	}
-	names := make([]string, 0, len(tasks))
-	for t := range tasks {
-		names = append(names, t)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(tasks))
 	s := analysis.Side{K: 1}
 	for _, t := range names {
 		s.Tasks = append(s.Tasks, analysis.TaskScores{Task: t, Scores: tasks[t], Random: random[t]})

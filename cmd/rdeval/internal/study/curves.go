@@ -2,7 +2,9 @@ package study
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -63,11 +65,7 @@ func Curves(ds *ingest.Dataset, p CurvesParams) (CurvesResult, error) {
 		how = analysis.Step
 	}
 	for _, k := range keys {
-		names := make([]string, 0, len(groups[k]))
-		for n := range groups[k] {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(groups[k]))
 		var tc []analysis.TaskCurves
 		for _, n := range names {
 			tc = append(tc, analysis.TaskCurves{Task: n, Runs: groups[k][n]})
