@@ -178,7 +178,7 @@ func Run(opts *Options) error {
 		return err
 	}
 	for _, d := range skipped {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %s: no log files, skipped\n", d)
+		opts.IO.Notef("%s: no log files, skipped", d)
 	}
 	for i := range runs {
 		if runs[i].Label, err = classify(rules, runs[i].Files); err != nil {

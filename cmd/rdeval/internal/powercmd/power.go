@@ -264,7 +264,7 @@ func Compute(opts *Options, ds *ingest.Dataset, fa, fb []filter, popt analysis.P
 		}
 		cells, err = analysis.PowerSuccessPilot(oa, ob, popt)
 		if err == nil && slices.Min(popt.Tasks) < analysis.PilotSizeMinTasks {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: with fewer than %d tasks the paired t-test over tasks rejects more than α of true nulls in simulation (up to 10 %% at α = 0.05 with 4 tasks when agents' strengths vary by task), so power there is overstated\n", analysis.PilotSizeMinTasks)
+			opts.IO.Warnf("with fewer than %d tasks the paired t-test over tasks rejects more than α of true nulls in simulation (up to 10 %% at α = 0.05 with 4 tasks when agents' strengths vary by task), so power there is overstated", analysis.PilotSizeMinTasks)
 		}
 		desc = fmt.Sprintf("final success from pilot data (A %d runs, final success %.4f; B %d runs, %.4f): paired t-test over tasks of the per-task success rates, α = %g",
 			len(oa), analysis.FinalSuccessMean(oa), len(ob), analysis.FinalSuccessMean(ob), opts.Alpha)
