@@ -126,7 +126,7 @@ func Run(opts *Options) error {
 	}{
 		{name: "groups.csv", what: "runs per benchmark × agent × time limit × task", t: groupTable(ds)},
 		{name: "scores.csv", what: "mean normalized score per benchmark × agent × time limit (over runs, and over tasks)", t: scoreTable(ds.Runs)},
-		{name: "scoreatk.csv", what: fmt.Sprintf("score@k per agent × time limit, 95%% percentile bootstrap CIs (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
+		{name: "scoreatk.csv", what: fmt.Sprintf("score@k per agent × time limit, 95%% studentized (bootstrap-t) CIs (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
 			res, err := study.ScoreAtK(rebench(ds), study.ScoreAtKParams{By: []string{"agent", "time_limit_s"}, Boot: reportBoot, Seed: reportSeed, CI: 0.95, Interval: analysis.Studentized})
 			figs.scoreAtK(res.Rows)
 			return res.Table(), res.Warnings, err
