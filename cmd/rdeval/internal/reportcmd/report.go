@@ -202,7 +202,7 @@ func Run(opts *Options) error {
 	}
 	pg := page{source: source, version: opts.Version, synthetic: len(opts.Inputs) == 0, figs: drawn, inputs: m.Inputs, warnings: warnings, tables: tables,
 		provenance: [][2]string{{"rdeval version", opts.Version}, {"schema version", ingest.SchemaVersion},
-			{"bootstrap", fmt.Sprintf("B = %d replicates, seed %d, 95%% percentile intervals, for every table and figure", reportBoot, reportSeed)}}}
+			{"bootstrap", fmt.Sprintf("B = %d replicates, seed %d, 95%% intervals: studentized (bootstrap-t) for scoreatk.csv, percentile for every other table and figure", reportBoot, reportSeed)}}}
 	if err := writeHTML(filepath.Join(opts.OutDir, "index.html"), pg); err != nil {
 		return err
 	}
