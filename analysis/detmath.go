@@ -37,11 +37,19 @@ func detExp(x float64) float64 {
 	case x < -745.1332191019412: // below half the least subnormal
 		return 0
 	}
-	k := math.Floor(float64(x*log2e) + 0.5)
+	m, k := expReduced(x)
+	return math.Ldexp(m, int(k))
+}
+
+// expReduced splits e^x = m·2^k: k is the nearest integer to x/ln 2 and
+// m = e^r, r = x − k·ln 2 (in two parts, Cody–Waite), as
+// 1 + (r + r²·T), T = Σ r^j/(j+2)!, j = 0…11, by Estrin's scheme (a
+// dependency chain of four steps instead of Horner's 11); the leading
+// 1 + r is added last, where its rounding is smallest. detExp and
+// detExpNonPos scale m by 2^k.
+func expReduced(x float64) (m, k float64) {
+	k = math.Floor(float64(x*log2e) + 0.5)
 	r := float64(x-float64(k*ln2Hi)) - float64(k*ln2Lo)
-	// e^r = 1 + (r + r²·T), T = Σ r^j/(j+2)!, j = 0…11, by Estrin's
-	// scheme (a dependency chain of four steps instead of Horner's 11);
-	// the leading 1 + r is added last, where its rounding is smallest.
 	r2 := float64(r * r)
 	r4 := float64(r2 * r2)
 	r8 := float64(r4 * r4)
@@ -55,7 +63,7 @@ func detExp(x float64) float64 {
 	s1 := q2 + float64(q3*r2)
 	s2 := q4 + float64(q5*r2)
 	t := s0 + float64(s1*r4) + float64(s2*r8)
-	return math.Ldexp(1+(r+float64(r2*t)), int(k))
+	return 1 + (r + float64(r2*t)), k
 }
 
 // detLog returns ln x within 2 ulp, the same bits on every platform: x =
@@ -76,12 +84,17 @@ func detLog(x float64) float64 {
 		m *= 2
 		e--
 	}
-	f := m - 1 // exact
-	k := float64(e)
+	return logReduced(m, float64(e))
+}
+
+// logReduced is ln(2^k·m) for m in [√2/2, √2): with f = m − 1 (exact),
+// s = f/(2 + f), ln m = f − f²/2 + s·(f²/2 + R), R = z·Σ 2z^(j−1)/(2j+1),
+// z = s², j = 1…11, by Estrin's scheme (R is a small correction:
+// |s·R| < 1e−3·|f|). detLog and detLog1pUnit reduce their argument to it.
+func logReduced(m, k float64) float64 {
+	f := m - 1
 	s := f / (2 + f)
 	z := float64(s * s)
-	// R = z·Σ 2z^(j−1)/(2j+1), j = 1…11, by Estrin's scheme (R is a small
-	// correction: |s·R| < 1e−3·|f|).
 	z2 := float64(z * z)
 	z4 := float64(z2 * z2)
 	z8 := float64(z4 * z4)
@@ -125,26 +138,12 @@ func detExpNonPos(x float64) float64 {
 	if !(x <= 0) || x < -708 {
 		return detExp(x)
 	}
-	k := math.Floor(float64(x*log2e) + 0.5)
-	r := float64(x-float64(k*ln2Hi)) - float64(k*ln2Lo)
-	r2 := float64(r * r)
-	r4 := float64(r2 * r2)
-	r8 := float64(r4 * r4)
-	q0 := 0.5 + float64(r*(1.0/6))
-	q1 := 1.0/24 + float64(r*(1.0/120))
-	q2 := 1.0/720 + float64(r*(1.0/5040))
-	q3 := 1.0/40320 + float64(r*(1.0/362880))
-	q4 := 1.0/3628800 + float64(r*(1.0/39916800))
-	q5 := 1.0/479001600 + float64(r*(1.0/6227020800))
-	s0 := q0 + float64(q1*r2)
-	s1 := q2 + float64(q3*r2)
-	s2 := q4 + float64(q5*r2)
-	t := s0 + float64(s1*r4) + float64(s2*r8)
+	m, k := expReduced(x)
 	// k ≥ −1022 here (x ≥ −708), so 2^k is a normal number and, the
 	// mantissa being in [0.7, 1.5), the product is normal and exact unless
 	// it falls below 2^−1022, where Ldexp rounds it the same way as the
 	// multiplication (both round the exact value once).
-	return float64((1 + (r + float64(r2*t))) * math.Float64frombits(uint64(1023+int64(k))<<52))
+	return float64(m * math.Float64frombits(uint64(1023+int64(k))<<52))
 }
 
 // detLog1pUnit is detLog1p(x) for x in [0, 1] (or NaN), with the same
@@ -167,24 +166,7 @@ func detLog1pUnit(x float64) float64 {
 		m *= 2
 		k--
 	}
-	f := m - 1
-	s := f / (2 + f)
-	z := float64(s * s)
-	z2 := float64(z * z)
-	z4 := float64(z2 * z2)
-	z8 := float64(z4 * z4)
-	q0 := 2.0/3 + float64(z*(2.0/5))
-	q1 := 2.0/7 + float64(z*(2.0/9))
-	q2 := 2.0/11 + float64(z*(2.0/13))
-	q3 := 2.0/15 + float64(z*(2.0/17))
-	q4 := 2.0/19 + float64(z*(2.0/21))
-	s0 := q0 + float64(q1*z2)
-	s1 := q2 + float64(q3*z2)
-	s2 := q4 + float64(z2*(2.0/23))
-	R := float64(z * (s0 + float64(s1*z4) + float64(s2*z8)))
-	hfsq := float64(0.5 * float64(f*f))
-	l := float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+R)) + float64(k*ln2Lo))) - f)
-	return float64(l * (x / (u - 1)))
+	return float64(logReduced(m, k) * (x / (u - 1)))
 }
 
 // detExp2 returns 2^x: 2^k·e^(r·ln 2) with k the nearest integer to x and
