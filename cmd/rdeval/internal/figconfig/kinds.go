@@ -202,8 +202,8 @@ func parseDuration(s string) (float64, error) {
 	return d.Seconds(), nil
 }
 
-// durationLabel is "30 min", "2 h" or "no limit" for seconds as text.
-func durationLabel(s string) string {
+// DurationLabel is "30 min", "2 h" or "no limit" for seconds as text.
+func DurationLabel(s string) string {
 	sec, err := strconv.ParseFloat(s, 64)
 	if err != nil || sec <= 0 {
 		return "no limit"

@@ -94,7 +94,7 @@ func pickTimeLimit(c *drawCtx, opt string, present map[string]bool) (string, err
 func labels(present map[string]bool) string {
 	var out []string
 	for _, v := range sortedBySeconds(present) {
-		out = append(out, durationLabel(v))
+		out = append(out, DurationLabel(v))
 	}
 	return strings.Join(out, ", ")
 }
@@ -147,7 +147,7 @@ func drawScoreAtK(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	for _, a := range sortedKeys(byAgent) {
 		g = append(g, figures.ScoreAtKGroup{Label: c.name(a), Points: byAgent[a], Style: c.style(a)})
 	}
-	p, err := figures.ScoreAtKFigure(c.title("score@k, "+durationLabel(tl)+" runs"), g, figures.LineOptions{Partial: partial})
+	p, err := figures.ScoreAtKFigure(c.title("score@k, "+DurationLabel(tl)+" runs"), g, figures.LineOptions{Partial: partial})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -280,7 +280,7 @@ func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		if r.Selection != "observed" || r.BudgetS != budget {
 			continue
 		}
-		level := durationLabel(strconv.FormatFloat(r.RunLengthS, 'f', -1, 64)) + " runs"
+		level := DurationLabel(strconv.FormatFloat(r.RunLengthS, 'f', -1, 64)) + " runs"
 		b := figures.Bar{Group: c.name(r.Agent), Level: level, Value: r.Estimate, Lo: r.CILow, Hi: r.CIHigh, Partial: !r.FullTaskSet}
 		if b.Partial && partial == figures.PartialOmit {
 			b.Value, b.Lo, b.Hi = math.NaN(), math.NaN(), math.NaN()
@@ -290,7 +290,7 @@ func drawAllocationBars(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	if len(bars) == 0 {
 		c.warnf("no allocation of the %s budget: no agent has runs whose length divides it", opts.Budget)
 	}
-	p, err := figures.GroupedBars(c.title("score@k by allocation, "+durationLabel(strconv.FormatFloat(budget, 'f', -1, 64))+" budget"), "Average normalized score", bars)
+	p, err := figures.GroupedBars(c.title("score@k by allocation, "+DurationLabel(strconv.FormatFloat(budget, 'f', -1, 64))+" budget"), "Average normalized score", bars)
 	return p, map[string]any{"budget": opts.Budget, "human_length": ao.HumanLength, "truncate": ao.Truncate, "select": "observed", "partial": partialName(partial)}, err
 }
 
@@ -433,7 +433,7 @@ func drawCurves(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	for _, a := range sortedKeys(curves[tl]) {
 		g = append(g, figures.CurveGroup{Label: c.name(a), Points: curves[tl][a], Style: c.style(a)})
 	}
-	p, err := figures.CurvesFigure(c.title("Score over time, "+durationLabel(tl)+" runs"), g)
+	p, err := figures.CurvesFigure(c.title("Score over time, "+DurationLabel(tl)+" runs"), g)
 	return p, map[string]any{"grid": opts.Grid, "time_limit_s": tl, "human_length": opts.HumanLength, "interp": "log-linear"}, err
 }
 

@@ -76,14 +76,7 @@ func drawSuccess(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 
 // rexbenchRuns keeps the RExBench runs.
 func rexbenchRuns(ds *ingest.Dataset) *ingest.Dataset {
-	out := *ds
-	out.Runs = nil
-	for _, r := range ds.Runs {
-		if r.Benchmark == "rexbench" {
-			out.Runs = append(out.Runs, r)
-		}
-	}
-	return &out
+	return study.BenchmarkRuns(ds, "rexbench", true)
 }
 
 type errorsOptions struct {

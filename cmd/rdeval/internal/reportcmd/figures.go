@@ -47,7 +47,7 @@ func (f *figureData) errors(runs []ingest.Run) {
 func (f *figureData) scoreAtK(rows []study.ScoreAtKRow) {
 	f.scoreatk = map[string]map[string][]analysis.ScoreAtKPoint{}
 	for _, r := range rows {
-		tl := durationLabel(r.Group["time_limit_s"])
+		tl := figconfig.DurationLabel(r.Group["time_limit_s"])
 		if f.scoreatk[tl] == nil {
 			f.scoreatk[tl] = map[string][]analysis.ScoreAtKPoint{}
 		}
@@ -73,7 +73,7 @@ func (f *figureData) curve(agent string, tl *int64, pts []analysis.CurvePoint) {
 	}
 	label := "no limit"
 	if tl != nil {
-		label = durationLabel(strconv.FormatInt(*tl, 10))
+		label = figconfig.DurationLabel(strconv.FormatInt(*tl, 10))
 	}
 	if f.curves[label] == nil {
 		f.curves[label] = map[string][]analysis.CurvePoint{}
@@ -83,17 +83,6 @@ func (f *figureData) curve(agent string, tl *int64, pts []analysis.CurvePoint) {
 
 func (f *figureData) success(framework, model, hint string, sum analysis.RateSummary) {
 	f.bars = append(f.bars, figures.Bar{Group: framework + "\n" + model, Level: hint, Value: sum.Final, Lo: sum.FinalLow, Hi: sum.FinalHigh})
-}
-
-func durationLabel(s string) string {
-	sec, err := strconv.ParseFloat(s, 64)
-	if err != nil || sec <= 0 {
-		return "no limit"
-	}
-	if sec < 3600 {
-		return strconv.FormatFloat(sec/60, 'f', -1, 64) + " min"
-	}
-	return strconv.FormatFloat(sec/3600, 'f', -1, 64) + " h"
 }
 
 // sortedByDuration orders duration labels ("30 min", "2 h", "no limit") by length.

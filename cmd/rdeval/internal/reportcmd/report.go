@@ -238,28 +238,11 @@ const (
 )
 
 // rebench returns the dataset's RE-Bench-style runs (all but RExBench's),
-// for the score@k, allocation and curve tables.
-func rebench(ds *ingest.Dataset) *ingest.Dataset {
-	out := *ds
-	out.Runs = nil
-	for _, r := range ds.Runs {
-		if r.Benchmark != "rexbench" {
-			out.Runs = append(out.Runs, r)
-		}
-	}
-	return &out
-}
+// for the score@k, allocation and curve tables; rexbenchOnly the others.
+func rebench(ds *ingest.Dataset) *ingest.Dataset { return study.BenchmarkRuns(ds, "rexbench", false) }
 
-// rexbenchOnly returns the dataset's RExBench runs.
 func rexbenchOnly(ds *ingest.Dataset) *ingest.Dataset {
-	out := *ds
-	out.Runs = nil
-	for _, r := range ds.Runs {
-		if r.Benchmark == "rexbench" {
-			out.Runs = append(out.Runs, r)
-		}
-	}
-	return &out
+	return study.BenchmarkRuns(ds, "rexbench", true)
 }
 
 // loadDemo ingests the embedded demo study with its RExBench gold catalog.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -26,7 +27,7 @@ func smallN(ds *ingest.Dataset) []string {
 		r := &ds.Runs[i]
 		parts := []string{r.Benchmark, r.Agent}
 		if r.TimeLimitS.Valid {
-			parts = append(parts, durationLabel(fmt.Sprint(r.TimeLimitS.V))+" runs")
+			parts = append(parts, figconfig.DurationLabel(fmt.Sprint(r.TimeLimitS.V))+" runs")
 		}
 		if r.HintLevel.Valid {
 			parts = append(parts, r.HintLevel.V)

@@ -117,3 +117,16 @@ func lessKey(a, b []string) bool {
 	}
 	return false
 }
+
+// BenchmarkRuns is ds with only the runs whose benchmark is (want true) or
+// is not (want false) bench; the tasks and the rest of ds are shared.
+func BenchmarkRuns(ds *ingest.Dataset, bench string, want bool) *ingest.Dataset {
+	out := *ds
+	out.Runs = nil
+	for _, r := range ds.Runs {
+		if (r.Benchmark == bench) == want {
+			out.Runs = append(out.Runs, r)
+		}
+	}
+	return &out
+}
