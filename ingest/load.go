@@ -769,18 +769,6 @@ func inspectJSONFile(fsys fs.FS, path string) bool {
 // fileHead returns the first 64 KiB of the file at path (nil if it cannot
 // be read).
 func fileHead(fsys fs.FS, path string) []byte {
-	var f io.ReadCloser
-	var err error
-	if fsys != nil {
-		f, err = fsys.Open(path)
-	} else {
-		f, err = os.Open(path)
-	}
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, head)
-	return head[:n]
+	head, _ := readHead(fsys, path, 64<<10)
+	return head
 }
