@@ -301,7 +301,7 @@ func checkSandboxTools() error {
 func (c *command) bwrapArgv() ([]string, *stage, error) {
 	cfg := bwrapConfig{Work: c.Dir, Hide: c.Hide, Devices: c.Devices, Mounts: c.Mounts,
 		Home: os.Getenv("HOME"), StatusFD: c.StatusFD, Sys: len(c.Devices) > 0}
-	if !dropsPrivileges() || c.Backend == BackendSlurm {
+	if !dropsPrivileges() || c.Backend == BackendSlurm || c.onNode {
 		var argv []string
 		if c.Overlay != nil {
 			argv = append(argv, c.Overlay.prefix()...)

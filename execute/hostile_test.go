@@ -551,3 +551,22 @@ func TestSpecMounts(t *testing.T) {
 		t.Errorf("the mount's parent folder is visible:\n%s", rep)
 	}
 }
+
+// TestSlurmScriptNoStage: a Slurm job's command line is built for the
+// node (bwrap as the job's user): it stages nothing on the driver's
+// machine, so no staging folder is left behind per command.
+func TestSlurmScriptNoStage(t *testing.T) {
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdeval-stage-*"))
+	c := &command{Sandbox: SandboxBwrap, Backend: BackendSlurm, Script: "true", Dir: t.TempDir(), Name: "x",
+		Stdout: "/dev/null", Stderr: "/dev/null", Deadline: time.Now().Add(time.Minute)}
+	script, err := c.slurmScript(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(script, "rdeval-stage") || strings.Contains(script, "setpriv") {
+		t.Errorf("the Slurm script stages on the driver's machine:\n%s", script)
+	}
+	if after, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdeval-stage-*")); len(after) > len(before) {
+		t.Errorf("staging folders left behind: %v", after)
+	}
+}

@@ -130,6 +130,9 @@ type command struct {
 	// stage is the staging folder of a root driver's bwrap command (see
 	// bwrapArgv), made by argv and removed by run.
 	stage *stage
+	// onNode: the command line is for a Slurm job script, run on a node as
+	// the job's user (no staging; see bwrapArgv).
+	onNode bool
 	// Overlay, for an overlay-mode run (bwrap only), is mounted at Dir in
 	// a mount namespace of the command's own before bwrap starts.
 	Overlay *overlayMount

@@ -43,7 +43,7 @@ func (c *command) slurmScript(gpus int) (string, error) {
 		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
 	}
 	local := *c
-	local.Backend, local.CPUs, local.Devices = BackendLocal, nil, nil
+	local.Backend, local.CPUs, local.Devices, local.onNode = BackendLocal, nil, nil, true
 	argv, err := local.argv()
 	if err != nil {
 		return "", err
