@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -97,7 +98,7 @@ func readPatchFile(path string) (data []byte, sha string, size int64, err error)
 }
 
 // copyKept copies the regular file src (not following a final symbolic
-// link) to the new file dst, refusing files over maxKeepFile in size or in
+// link) to the new file dst (making its folder only once the file passes), refusing files over maxKeepFile in size or in
 // allocated size and stopping at budget bytes; it returns the bytes copied.
 func copyKept(src, dst, name string, budget int64) (int64, error) {
 	in, fi, err := openRegular(src, name, true)
@@ -110,6 +111,9 @@ func copyKept(src, dst, name string, budget int64) (int64, error) {
 	}
 	if fi.Size() > budget {
 		return 0, fmt.Errorf("%s: %d bytes would pass the %d MiB keep limit per run: not kept", name, fi.Size(), maxKeepTotal>>20)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return 0, err
 	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {

@@ -671,12 +671,7 @@ func keepFiles(globs []string, work workTree, dst string) ([]string, []string) {
 	budget := int64(maxKeepTotal)
 	for _, g := range globs {
 		for _, m := range work.keepMatches(g) {
-			target := filepath.Join(dst, filepath.FromSlash(m[0]))
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				errs = append(errs, err.Error())
-				continue
-			}
-			n, err := copyKept(m[1], target, m[0], budget)
+			n, err := copyKept(m[1], filepath.Join(dst, filepath.FromSlash(m[0])), m[0], budget)
 			if err != nil {
 				if !errors.Is(err, fs.ErrExist) { // matched by two globs
 					errs = append(errs, err.Error())
