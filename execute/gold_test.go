@@ -163,7 +163,7 @@ func TestPatchMeta(t *testing.T) {
 	}
 	os.WriteFile(p+MetaSuffix, []byte(`{"agent": "x", "hint": "hints"}`), 0o644)
 	m, err := readPatchMeta(p)
-	if err != nil || (PatchMeta{Agent: "y", Model: "m"}).over(m) != (PatchMeta{Agent: "x", Model: "m", Hint: "hints"}) {
+	if err != nil || metaOver(PatchMeta{Agent: "y", Model: "m"}, m) != (PatchMeta{Agent: "x", Model: "m", Hint: "hints"}) {
 		t.Errorf("%+v %v", m, err)
 	}
 }

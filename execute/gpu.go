@@ -14,27 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rdeval/rdeval/ingest"
 )
 
-// GPU is one NVIDIA GPU as nvidia-smi lists it.
-type GPU struct {
-	// Index is nvidia-smi's index (PCI bus order). It is not necessarily
-	// CUDA's device number (CUDA orders fastest first by default), which is
-	// why runs get GPUs by UUID.
-	Index int `json:"index"`
-	// UUID is "GPU-…" (or "MIG-…"), what CUDA_VISIBLE_DEVICES is set to.
-	UUID string `json:"uuid"`
-	Name string `json:"name"`
-	// MemoryTotalMiB and MemoryUsedMiB are -1 when nvidia-smi says [N/A].
-	MemoryTotalMiB int64 `json:"memory_total_mib"`
-	MemoryUsedMiB  int64 `json:"memory_used_mib"`
-	// BusID is the PCI bus id as nvidia-smi prints it (00000000:3B:00.0).
-	BusID string `json:"pci_bus_id,omitempty"`
-	// Minor is the minor number of the GPU's device node /dev/nvidia<Minor>,
-	// read from /proc/driver/nvidia/gpus/<bus id>/information; the index
-	// when that file is missing.
-	Minor int `json:"minor"`
-}
+// GPU is one NVIDIA GPU as nvidia-smi lists it (declared in ingest, as
+// result.json records it).
+type GPU = ingest.ExecuteGPU
 
 // GPUQuery is the nvidia-smi query DiscoverGPUs runs.
 var GPUQuery = []string{"--query-gpu=index,uuid,name,memory.total,memory.used,pci.bus_id", "--format=csv,noheader,nounits"}

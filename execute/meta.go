@@ -9,43 +9,21 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
+
+	"github.com/rdeval/rdeval/ingest"
 )
 
-// PatchMeta says who made a patch, so that analyses group execute's runs
-// as RExBench's do (by agent = framework + model, and hint level).
-type PatchMeta struct {
-	Agent     string `json:"agent,omitempty"`
-	Framework string `json:"framework,omitempty"`
-	Model     string `json:"model,omitempty"`
-	// Hint is RExBench's hint level: no_hints, hints or detailed_hints.
-	Hint string `json:"hint,omitempty"`
-}
+// PatchMeta says who made a patch (declared in ingest, as result.json
+// records it; its Validate checks the hint level and that no field holds a
+// control character).
+type PatchMeta = ingest.ExecutePatchMeta
 
 // MetaSuffix names a patch's metadata sidecar: a.diff → a.diff.meta.json.
 const MetaSuffix = ".meta.json"
 
-var hintLevels = []string{"no_hints", "hints", "detailed_hints"}
-
-// Validate checks the hint level and that no field holds a control
-// character.
-func (m PatchMeta) Validate() error {
-	if m.Hint != "" && !slices.Contains(hintLevels, m.Hint) {
-		return fmt.Errorf("hint %q: want one of %s", m.Hint, strings.Join(hintLevels, ", "))
-	}
-	for _, v := range []string{m.Agent, m.Framework, m.Model} {
-		if len(v) > 200 || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			return fmt.Errorf("%q: at most 200 characters, no control characters", v)
-		}
-	}
-	return nil
-}
-
-func (m PatchMeta) empty() bool { return m == PatchMeta{} }
-
-// over returns m with the fields of o that are set.
-func (m PatchMeta) over(o PatchMeta) PatchMeta {
+// metaOver returns m with the fields of o that are set.
+func metaOver(m, o PatchMeta) PatchMeta {
 	for _, p := range []struct {
 		dst *string
 		src string
@@ -85,7 +63,7 @@ func readPatchMeta(patch string) (PatchMeta, error) {
 // sha256 and its metadata, so that identical patches of different agents
 // (two empty patches, say) stay separate runs.
 func runKey(patchSHA string, m PatchMeta) string {
-	if m.empty() {
+	if m == (PatchMeta{}) {
 		return patchSHA
 	}
 	sum := sha256.Sum256([]byte(strings.Join([]string{patchSHA, m.Agent, m.Framework, m.Model, m.Hint}, "\n")))

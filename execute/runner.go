@@ -223,7 +223,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		meta := opts.Meta.over(side)
+		meta := metaOver(opts.Meta, side)
 		if err := meta.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %v", f, err)
 		}
@@ -400,7 +400,7 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	dir := filepath.Join(out, "runs", p.RunID)
 	resPath := filepath.Join(dir, "result.json")
 	if r, err := ReadResult(resPath); err == nil && r.RunID == p.RunID && r.TaskID == s.ID &&
-		r.PatchSHA256 == p.PatchSHA256 && r.Seed == p.Seed && r.Repeat == p.Repeat && r.PatchMeta == p.PatchMeta {
+		r.PatchSHA256 == p.PatchSHA256 && r.Seed == p.Seed && r.Repeat == p.Repeat && r.ExecutePatchMeta == p.PatchMeta {
 		if !b.journaled[p.RunID] {
 			// Finished, but the driver was killed before it journaled that.
 			if err := b.journal.add(JournalEntry{Event: EventRunFinish, RunID: r.RunID, Outcome: r.Outcome,
@@ -422,7 +422,7 @@ func (b *batch) runOne(ctx context.Context, p *plannedRun) (*Result, bool, error
 	}
 	started := time.Now()
 	r := &Result{RunID: p.RunID, TaskID: s.ID, PatchFile: p.PatchFile, PatchSHA256: p.PatchSHA256,
-		Seed: p.Seed, Repeat: p.Repeat, PatchMeta: p.PatchMeta, Sandbox: opts.Sandbox, BaseCommit: commit,
+		Seed: p.Seed, Repeat: p.Repeat, ExecutePatchMeta: p.PatchMeta, Sandbox: opts.Sandbox, BaseCommit: commit,
 		Metrics: map[string]float64{}, FilesEdited: []string{}, StartedAt: stamp(started)}
 	finish := func() (*Result, bool, error) {
 		r.FinishedAt = stamp(time.Now())

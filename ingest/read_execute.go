@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,29 +15,11 @@ import (
 // writes (RUNDIR/runs/<run_id>/result.json): one run each.
 const ReaderExecute = "rdeval-execute"
 
-// executeResult is the part of execute's result.json that ingest keeps
-// (execute/result.go owns the format; ingest does not import execute).
-type executeResult struct {
-	RunID        string             `json:"run_id"`
-	TaskID       string             `json:"task_id"`
-	PatchFile    string             `json:"patch_file"`
-	PatchSHA256  string             `json:"patch_sha256"`
-	Seed         *int64             `json:"seed"`
-	Repeat       *int64             `json:"repeat"`
-	Agent        string             `json:"agent"`
-	Framework    string             `json:"framework"`
-	Model        string             `json:"model"`
-	Hint         string             `json:"hint"`
-	Outcome      string             `json:"outcome"`
-	Reason       string             `json:"reason"`
-	Metrics      map[string]float64 `json:"metrics"`
-	WallS        *float64           `json:"wall_s"`
-	StartedAt    string             `json:"started_at"`
-	FinishedAt   string             `json:"finished_at"`
-	FilesEdited  []string           `json:"files_edited"`
-	LinesAdded   *int64             `json:"lines_added"`
-	LinesDeleted *int64             `json:"lines_deleted"`
-}
+// executeAbsent marks seed, repeat, lines_added and lines_deleted not
+// recorded (wall_s: NaN, which JSON cannot hold): json.Unmarshal leaves a
+// field as it was when its key is missing or null, so readExecuteResult
+// starts from these values and keeps a field that still holds one unset.
+const executeAbsent = math.MinInt32
 
 // looksExecuteResult reports whether a JSON document's first bytes look
 // like an execute result.json (run_id, patch_sha256 and outcome keys).
@@ -63,7 +46,8 @@ func (l *loader) readExecuteResult(path string, r io.Reader, st *InputStats) {
 		l.fileErr(path, err)
 		return
 	}
-	var res executeResult // unknown fields are fine: execute records more than ingest keeps
+	// Unknown fields are fine: a newer execute may record more.
+	res := ExecuteResult{Seed: executeAbsent, Repeat: executeAbsent, WallS: math.NaN(), LinesAdded: executeAbsent, LinesDeleted: executeAbsent}
 	if err := json.Unmarshal(b, &res); err != nil {
 		l.reject(st, &Error{File: path, Msg: "not a valid execute result.json: " + err.Error()}, b)
 		return
@@ -89,11 +73,11 @@ func (l *loader) readExecuteResult(path string, r io.Reader, st *InputStats) {
 	if run.Agent == "" || run.Agent == "." || run.Agent == "/" {
 		run.Agent = "unknown"
 	}
-	if res.Seed != nil {
-		run.Seed = Some(*res.Seed)
+	if res.Seed != executeAbsent {
+		run.Seed = Some(res.Seed)
 	}
-	if res.Repeat != nil {
-		run.Trial = Some(*res.Repeat) // execute numbers repeats from 1
+	if res.Repeat != executeAbsent {
+		run.Trial = Some(int64(res.Repeat)) // execute numbers repeats from 1
 	}
 	outcome := res.Outcome
 	if outcome == "resource_limit" {
@@ -120,14 +104,14 @@ func (l *loader) readExecuteResult(path string, r io.Reader, st *InputStats) {
 	if res.FilesEdited != nil {
 		run.FilesEdited = res.FilesEdited
 	}
-	if res.LinesAdded != nil {
-		run.LinesAdded = Some(*res.LinesAdded)
+	if res.LinesAdded != executeAbsent {
+		run.LinesAdded = Some(int64(res.LinesAdded))
 	}
-	if res.LinesDeleted != nil {
-		run.LinesDeleted = Some(*res.LinesDeleted)
+	if res.LinesDeleted != executeAbsent {
+		run.LinesDeleted = Some(int64(res.LinesDeleted))
 	}
-	if res.WallS != nil {
-		run.DurationS = Some(*res.WallS)
+	if !math.IsNaN(res.WallS) {
+		run.DurationS = Some(res.WallS)
 	}
 	for _, tf := range []struct {
 		s   string

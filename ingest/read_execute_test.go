@@ -81,3 +81,27 @@ func TestExecuteRunFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestExecuteResultAbsentFields: seed, repeat, wall_s and the line counts
+// that a result.json lacks (or holds as null) stay unset, not 0.
+func TestExecuteResultAbsentFields(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "runs", "toy-ddd")
+	os.MkdirAll(d, 0o755)
+	body := `{"run_id": "toy-ddd", "task_id": "toy", "patch_file": "/p/patches/agentC/x.diff", "patch_sha256": "ddd", "seed": null,
+ "outcome": "wrong_result", "reason": "accuracy 0.5 below 0.8", "metrics": {"accuracy": 0.5}}`
+	if err := os.WriteFile(filepath.Join(d, "result.json"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Load([]string{dir}, Options{})
+	if err != nil || ds.Err() != nil || len(ds.Runs) != 1 {
+		t.Fatal(err, ds.Err(), len(ds.Runs))
+	}
+	r := ds.Runs[0]
+	if r.Seed.Valid || r.Trial.Valid || r.DurationS.Valid || r.LinesAdded.Valid || r.LinesDeleted.Valid || r.FilesEdited != nil {
+		t.Errorf("absent fields set: seed %v trial %v duration %v lines %v/%v files %v", r.Seed, r.Trial, r.DurationS, r.LinesAdded, r.LinesDeleted, r.FilesEdited)
+	}
+	if r.Agent != "agentC" || r.ResultValue != Some(0.5) || r.ErrorType.V != "accuracy 0.5 below 0.8" {
+		t.Errorf("run %+v", r)
+	}
+}

@@ -178,8 +178,8 @@ func TestExecuteGoldStatusMeta(t *testing.T) {
 				t.Errorf("%s: %s %s", r.RunID, r.Outcome, r.Reason)
 			}
 		}
-		if r.PatchMeta != want {
-			t.Errorf("%s: meta %+v, want %+v", r.RunID, r.PatchMeta, want)
+		if r.ExecutePatchMeta != want {
+			t.Errorf("%s: meta %+v, want %+v", r.RunID, r.ExecutePatchMeta, want)
 		}
 	}
 	out, _, err = run(t, "status", runDir, "--format", "json", "--all")
