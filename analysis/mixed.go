@@ -6,6 +6,9 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -347,60 +350,43 @@ func FitMixed(x [][]float64, y []float64, names []string, groups []MixedGroup, o
 
 // ---- small dense linear algebra on row-major slices ----
 
-// cholLower factors the symmetric positive definite n×n a in place into
-// its lower Cholesky factor (the upper triangle is left as is).
+// cholLower factors the symmetric positive definite n×n a (row-major, its
+// lower triangle read) in place into its lower Cholesky factor (the upper
+// triangle is left as is), by gonum's LAPACK (Dpotrf).
 func cholLower(a []float64, n int) bool {
-	for j := 0; j < n; j++ {
-		s := a[j*n+j]
-		for k := 0; k < j; k++ {
-			s -= a[j*n+k] * a[j*n+k]
-		}
-		if !(s > 0) {
-			return false
-		}
-		d := math.Sqrt(s)
-		a[j*n+j] = d
-		for i := j + 1; i < n; i++ {
-			s := a[i*n+j]
-			for k := 0; k < j; k++ {
-				s -= a[i*n+k] * a[j*n+k]
-			}
-			a[i*n+j] = s / d
-		}
-	}
-	return true
+	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: max(1, n), Data: a[:n*n]})
+	return ok
+}
+
+// lowerFactor views the row-major n×n l as gonum's lower triangular
+// matrix (cholLower's factor).
+func lowerFactor(l []float64, n int) blas64.Triangular {
+	return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: max(1, n), Data: l[:n*n]}
 }
 
 // forwardSolve solves L z = b in place (L lower, from cholLower).
 func forwardSolve(l []float64, n int, b []float64) {
-	for i := 0; i < n; i++ {
-		s := b[i]
-		for k := 0; k < i; k++ {
-			s -= l[i*n+k] * b[k]
-		}
-		b[i] = s / l[i*n+i]
-	}
+	blas64.Trsv(blas.NoTrans, lowerFactor(l, n), blas64.Vector{N: n, Inc: 1, Data: b})
 }
 
 // backSolve solves L' z = b in place.
 func backSolve(l []float64, n int, b []float64) {
-	for i := n - 1; i >= 0; i-- {
-		s := b[i]
-		for k := i + 1; k < n; k++ {
-			s -= l[k*n+i] * b[k]
-		}
-		b[i] = s / l[i*n+i]
-	}
+	blas64.Trsv(blas.Trans, lowerFactor(l, n), blas64.Vector{N: n, Inc: 1, Data: b})
 }
 
-// cholInverse returns (L L')⁻¹ as rows.
+// cholInverse returns (L L')⁻¹ as rows, column by column by forwardSolve
+// and backSolve of the unit vectors. gonum's Dpotri (lapack64.Potri) is
+// not used: it changed the last digits of a GLMM's standard error (the
+// intercept's se in cmd/rdeval/internal/cli's regress.json golden,
+// 0.316493493877277 → 0.31649349387727704), a change of output.
 func cholInverse(l []float64, n int) [][]float64 {
 	out := make([][]float64, n)
 	for j := range out {
 		out[j] = make([]float64, n)
 	}
+	e := make([]float64, n)
 	for j := 0; j < n; j++ {
-		e := make([]float64, n)
+		clear(e)
 		e[j] = 1
 		forwardSolve(l, n, e)
 		backSolve(l, n, e)
@@ -412,7 +398,10 @@ func cholInverse(l []float64, n int) [][]float64 {
 }
 
 // brentMin minimizes f on [a, b] by Brent's method (golden section with
-// parabolic steps, as R's optimize) to absolute tolerance tol.
+// parabolic steps, as R's optimize) to absolute tolerance tol. It is
+// written here because gonum (v0.17.0) has no bounded one-dimensional
+// minimizer: optimize's line searchers (Backtracking, Bisection,
+// MoreThuente) need a gradient and a descent direction.
 func brentMin(f func(float64) float64, a, b, tol float64) (float64, float64) {
 	const c = 0.3819660112501051
 	v := a + c*(b-a)
@@ -493,6 +482,17 @@ func brentMin(f func(float64) float64, a, b, tol float64) (float64, float64) {
 
 // nelderMead minimizes f from x0 (initial simplex steps of size step)
 // until the spread of the simplex values is under ftol or maxEval.
+//
+// It is kept instead of gonum's optimize.NelderMead (measured with gonum
+// v0.17.0, same initial simplex, coefficients 1, 2, ½, ½): gonum's stops by
+// a Converger that sees only the best vertex, not this spread. With
+// FunctionConverge{Absolute: ftol, Iterations: 2·dim} it left the GLMM of
+// cmd/rdeval/internal/cli's regress golden at θ = 1 after 75 evaluations
+// (not converged, Hessian not positive definite); with Iterations 20·dim it
+// reached the same optimum in 368 evaluations instead of 238 and changed
+// the golden's printed z and p (−2.97367 → −2.97368). The lme4 reference
+// tests passed either way. It would also add golang.org/x/tools to go.sum
+// (optimize → distmv → intsets).
 func nelderMead(f func([]float64) float64, x0 []float64, step, ftol float64, maxEval int) []float64 {
 	d := len(x0)
 	pts := make([][]float64, d+1)
