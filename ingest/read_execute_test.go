@@ -8,7 +8,7 @@ import (
 
 // TestExecuteRunFolder: a folder written by `rdeval execute run` is read as
 // runs (one per runs/<run_id>/result.json); manifest.json and the logs are
-// not inputs. The fixture follows execute/result.go's fields.
+// not inputs. The fixture follows ExecuteResult's fields (execute_format.go).
 func TestExecuteRunFolder(t *testing.T) {
 	dir := t.TempDir()
 	write := func(id, body string) {
