@@ -41,6 +41,16 @@ func simMixed(seed uint64, n, ng int, beta []float64, sdG float64, binomial bool
 	return x, y, []MixedGroup{g}
 }
 
+// crossedGroup is a second grouping factor "h" of m levels for n rows,
+// crossed with simMixed's (row i in level (7i/3) mod m).
+func crossedGroup(n, m int) MixedGroup {
+	h := MixedGroup{Name: "h", Levels: make([]string, n)}
+	for i := range h.Levels {
+		h.Levels[i] = fmt.Sprintf("h%d", (i*7/3)%m)
+	}
+	return h
+}
+
 var mixedNames = []string{"(Intercept)", "x1", "x2"}
 
 // TestMixedRecovery: over 40 simulated data sets per family, the 95% Wald
@@ -187,10 +197,7 @@ func benchCPU(b *testing.B, fit func() error) {
 // then coordinate-wise Brent).
 func BenchmarkLMM(b *testing.B) {
 	x, y, gs := simMixed(1, 10000, 50, []float64{-0.3, 0.6, -0.8}, 0.7, false)
-	h := MixedGroup{Name: "h", Levels: make([]string, len(y))}
-	for i := range y {
-		h.Levels[i] = fmt.Sprintf("h%d", (i*7/3)%10)
-	}
+	h := crossedGroup(len(y), 10)
 	for _, c := range []struct {
 		name string
 		gs   []MixedGroup
@@ -231,10 +238,7 @@ func BenchmarkGLMMAGQ(b *testing.B) {
 // groups.
 func BenchmarkGLMMCrossed(b *testing.B) {
 	x, y, gs := simMixed(1, 10000, 50, []float64{-0.3, 0.6, -0.8}, 0.7, true)
-	h := MixedGroup{Name: "h", Levels: make([]string, len(y))}
-	for i := range y {
-		h.Levels[i] = fmt.Sprintf("h%d", (i*7/3)%10)
-	}
+	h := crossedGroup(len(y), 10)
 	gs = append(gs, h)
 	benchCPU(b, func() error {
 		_, err := FitMixed(x, y, mixedNames, gs, MixedOptions{Family: Binomial})
@@ -248,10 +252,7 @@ func BenchmarkGLMMCrossed(b *testing.B) {
 // grouping factors.
 func TestGLMMDeterministic(t *testing.T) {
 	x, y, gs := simMixed(3, 3000, 40, []float64{-0.3, 0.6, -0.8}, 0.9, true)
-	h := MixedGroup{Name: "h", Levels: make([]string, len(y))}
-	for i := range y {
-		h.Levels[i] = fmt.Sprintf("h%d", (i*7/3)%6)
-	}
+	h := crossedGroup(len(y), 6)
 	for _, tc := range []struct {
 		gs   []MixedGroup
 		nagq int
