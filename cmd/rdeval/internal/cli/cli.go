@@ -70,6 +70,7 @@ command failed; 2 bad usage or bad input (the message says what to fix).`,
 		return &cmdutil.UsageError{Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 	full := append([]string{"rdeval"}, args...)
+	io.Args, io.Version = full, version
 	root.AddCommand(
 		ingestcmd.NewCmd(io, version, full, nil),
 		inspectcmd.NewCmd(io, nil),
