@@ -99,8 +99,10 @@ func (t *Table) LaTeXIntervals() []Interval {
 // Columns whose cells are all numbers (or empty) are right-aligned; the
 // interval columns (LaTeXIntervals) are joined into one cell,
 // "0.44 [0.38, 0.50]", headed "estimate [CI]". The number of decimals is
-// chosen per column: for an interval, the first significant digit of the
-// median half-width (a 0.06 half-width: 2 decimals); for other columns,
+// chosen per column: for an interval, as the Particle Data Group rounds an
+// uncertainty, two significant digits of the median half-width when its
+// first three digits are 100–354, else one (half-widths 0.06 and 0.12: 2
+// decimals; 0.03: 3); for other columns,
 // three significant digits of the largest value; never more than the
 // cells hold nor more than 4. A value that rounds to zero but is not zero
 // is written <0.001 (as p-values are); integer columns are kept as they
@@ -162,7 +164,7 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 	for r := range t.Rows {
 		cells := make([]string, len(cols))
 		for i, c := range cols {
-			cells[i] = c.cell(r)
+			cells[i] = c.cell(r, latexStyle)
 		}
 		row(cells)
 	}
@@ -297,8 +299,8 @@ func (t *Table) plainDecimals(c int) int {
 	return min(max(d, 0), held, 4)
 }
 
-// intervalDecimals: the first significant digit of the median half-width
-// of the intervals (the plain rule for the estimate when none has a width),
+// intervalDecimals: the PDG rounding of the median half-width of the
+// intervals (the plain rule for the estimate when none has a width),
 // within what the cells hold and 4.
 func (t *Table) intervalDecimals(c *latexColumn) int {
 	held := 0
@@ -328,65 +330,85 @@ func (t *Table) intervalDecimals(c *latexColumn) int {
 	if len(hw)%2 == 0 {
 		med = (hw[len(hw)/2-1] + hw[len(hw)/2]) / 2
 	}
-	d := -int(math.Floor(math.Log10(med)))
+	// The Particle Data Group's rule: two significant digits of the
+	// uncertainty when its first three are 100–354, else one.
+	e := math.Floor(math.Log10(med))
+	d := -int(e)
+	if med/math.Pow(10, e) < 3.55 {
+		d++
+	}
 	return min(max(d, 0), held, 4)
 }
 
-func (c *latexColumn) cell(r int) string {
+// cellStyle is how the joined cells are written: as LaTeX, or as plain
+// text (Joined).
+type cellStyle struct {
+	text                              func(string) string
+	empty, minus, inf, negInf, lt, gt string
+}
+
+var (
+	latexStyle = cellStyle{EscapeLaTeX, "--", "$-$", "$\\infty$", "$-\\infty$", "$<$", "$>-$"}
+	plainStyle = cellStyle{func(s string) string { return s }, "", "-", "+Inf", "-Inf", "<", ">-"}
+)
+
+func (c *latexColumn) cell(r int, st cellStyle) string {
 	t := c.t
 	if c.lo < 0 {
 		s := t.cellAt(r, c.est)
 		if !c.numeric {
 			if strings.TrimSpace(s) == "" {
-				return "--"
+				return st.empty
 			}
-			return EscapeLaTeX(s)
+			return st.text(s)
 		}
 		if c.integer {
-			return latexNumber(s, -1)
+			return st.number(s, -1)
 		}
-		return latexNumber(s, c.decimals)
+		return st.number(s, c.decimals)
 	}
 	lo, hi := t.cellAt(r, c.lo), t.cellAt(r, c.hi)
 	ci := ""
 	if strings.TrimSpace(lo) != "" || strings.TrimSpace(hi) != "" {
-		ci = "[" + latexNumber(lo, c.decimals) + ", " + latexNumber(hi, c.decimals) + "]"
+		ci = "[" + st.number(lo, c.decimals) + ", " + st.number(hi, c.decimals) + "]"
 	}
 	if c.est < 0 {
 		if ci == "" {
-			return "--"
+			return st.empty
 		}
 		return ci
 	}
-	e := latexNumber(t.cellAt(r, c.est), c.decimals)
+	e := st.number(t.cellAt(r, c.est), c.decimals)
 	if ci == "" {
 		return e
 	}
 	return e + " " + ci
 }
 
-// latexNumber formats the number in cell s with d decimals (d < 0: as it
-// is): "--" for an empty cell or NaN, $\infty$ for infinities, a real
+// latexNumber is latexStyle.number.
+func latexNumber(s string, d int) string { return latexStyle.number(s, d) }
+
+// number formats the number in cell s with d decimals (d < 0: as it is):
+// "--" (LaTeX) for an empty cell or NaN, $\infty$ for infinities, a real
 // minus sign, <0.001 for a value that is not zero but rounds to zero
-// (with d > 0).
-// Text that is not a number is escaped.
-func latexNumber(s string, d int) string {
+// (with d > 0). Text that is not a number is escaped.
+func (st cellStyle) number(s string, d int) string {
 	s = strings.TrimSpace(s)
 	f, ok := parseCell(s)
 	switch {
 	case s == "":
-		return "--"
+		return st.empty
 	case !ok:
-		return EscapeLaTeX(s)
+		return st.text(s)
 	case math.IsNaN(f):
-		return "--"
+		return st.empty
 	case math.IsInf(f, 1):
-		return "$\\infty$"
+		return st.inf
 	case math.IsInf(f, -1):
-		return "$-\\infty$"
+		return st.negInf
 	}
 	if d < 0 {
-		return strings.Replace(s, "-", "$-$", 1)
+		return strings.Replace(s, "-", st.minus, 1)
 	}
 	out := strconv.FormatFloat(f, 'f', d, 64)
 	if g, _ := strconv.ParseFloat(out, 64); g == 0 {
@@ -395,11 +417,30 @@ func latexNumber(s string, d int) string {
 		}
 		tiny := "0." + strings.Repeat("0", d-1) + "1"
 		if f < 0 {
-			return "$>-$" + tiny
+			return st.gt + tiny
 		}
-		return "$<$" + tiny
+		return st.lt + tiny
 	}
-	return strings.Replace(out, "-", "$-$", 1)
+	return strings.Replace(out, "-", st.minus, 1)
+}
+
+// Joined returns t with each interval (LaTeXIntervals) joined into one
+// cell, "0.44 [0.38, 0.50]", and the numbers rounded, as the LaTeX form
+// writes them, in plain text (NaN and empty cells empty): a table to read.
+func (t *Table) Joined() *Table {
+	cols := t.latexColumns()
+	j := &Table{Header: make([]string, len(cols)), Source: t.Source}
+	for i, c := range cols {
+		j.Header[i] = c.header
+	}
+	for r := range t.Rows {
+		row := make([]string, len(cols))
+		for i, c := range cols {
+			row[i] = c.cell(r, plainStyle)
+		}
+		j.Rows = append(j.Rows, row)
+	}
+	return j
 }
 
 // EscapeLaTeX escapes the characters LaTeX treats specially in text

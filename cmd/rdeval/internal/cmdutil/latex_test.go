@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,8 +145,8 @@ func TestEscapeLaTeX(t *testing.T) {
 	}
 }
 
-// TestLaTeXDecimals: an interval column takes the first significant digit
-// of its median half-width; a plain column three significant digits of its
+// TestLaTeXDecimals: an interval column takes the PDG rounding of its
+// median half-width (two significant digits for 100–354, else one); a plain column three significant digits of its
 // largest value; neither more than its cells hold.
 func TestLaTeXDecimals(t *testing.T) {
 	tab := &Table{Header: []string{"estimate", "ci_low", "ci_high", "n", "x", "y"}, Rows: [][]string{
@@ -157,8 +158,8 @@ func TestLaTeXDecimals(t *testing.T) {
 	if len(cols) != 4 {
 		t.Fatalf("%d columns, want 4", len(cols))
 	}
-	// half-widths 0.1, 0.01, 0.005: median 0.01 → 2 decimals.
-	for i, want := range []int{2, 0, 0, 3} {
+	// half-widths 0.1, 0.01, 0.005: median 0.01, two digits → 3 decimals.
+	for i, want := range []int{3, 0, 0, 3} {
 		if cols[i].decimals != want {
 			t.Errorf("column %s: %d decimals, want %d", cols[i].header, cols[i].decimals, want)
 		}
@@ -166,7 +167,7 @@ func TestLaTeXDecimals(t *testing.T) {
 	if !cols[1].integer || cols[0].integer {
 		t.Errorf("integer columns: %v %v", cols[0].integer, cols[1].integer)
 	}
-	if got := cols[0].cell(2); got != "0.50 [0.49, 0.51]" {
+	if got := cols[0].cell(2, latexStyle); got != "0.500 [0.495, 0.505]" {
 		t.Errorf("cell: %q", got)
 	}
 }
@@ -192,4 +193,36 @@ func TestLaTeXRowStartsWithBracket(t *testing.T) {
 		t.Errorf("got:\n%s", buf.String())
 	}
 	cmdtest.CompileLaTeX(t, buf.String())
+}
+
+// TestJoined: the plain-text form joins intervals as the LaTeX form does,
+// without LaTeX's escapes.
+func TestJoined(t *testing.T) {
+	j := latexTable().Joined()
+	want := &Table{Header: []string{"agent", "time_limit_s", "estimate [CI]", "boot_mean", "ratio [CI]", "p"}, Rows: [][]string{
+		{"Modular (Model A)", "1800", "0.44 [0.38, 0.50]", "0.439", "1.2 [0.9, 1.7]", "0.0400"},
+		{`a_b 50% & #1 $x$ {y} ~z ^w \q <|>`, "28800", "-0.03 [-0.09, 0.03]", "-0.030", "", "<0.0001"},
+		{"no interval", "", "0.20", "", "+Inf [0.5, +Inf]", ""},
+	}}
+	if strings.Join(j.Header, "|") != strings.Join(want.Header, "|") {
+		t.Errorf("header %q", j.Header)
+	}
+	for i := range want.Rows {
+		if strings.Join(j.Rows[i], "|") != strings.Join(want.Rows[i], "|") {
+			t.Errorf("row %d: got %q\nwant %q", i, j.Rows[i], want.Rows[i])
+		}
+	}
+}
+
+// TestPDGDecimals: the half-widths at the PDG rule's edges.
+func TestPDGDecimals(t *testing.T) {
+	for _, tc := range []struct {
+		hw   float64
+		want int
+	}{{0.06, 2}, {0.12, 2}, {0.0354, 3}, {0.0356, 2}, {0.3, 2}, {0.4, 1}, {3, 1}, {40, 0}, {0.00001, 4}} {
+		tab := &Table{Header: []string{"estimate", "ci_low", "ci_high"}, Rows: [][]string{{"100.00000", fmt.Sprintf("%.6f", 100-tc.hw), fmt.Sprintf("%.6f", 100+tc.hw)}}}
+		if got := tab.latexColumns()[0].decimals; got != tc.want {
+			t.Errorf("half-width %g: %d decimals, want %d", tc.hw, got, tc.want)
+		}
+	}
 }
