@@ -49,7 +49,7 @@ Then your own data:
   rdeval inspect study/
 Every command that reads runs also takes --demo instead of a path.
 
-Conventions: results go to stdout (--format table|json|csv; JSON only there),
+Conventions: results go to stdout (--format table|json|csv|latex; JSON only there),
 notes, warnings and progress to stderr (progress only when stderr is a
 terminal; -q drops all but errors); rdeval never prints colour, so NO_COLOR
 needs nothing. Exit status: 0 ok; 1 a check or audit claim failed, or the

@@ -3,9 +3,11 @@ package cmdutil
 import (
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 )
@@ -26,6 +28,8 @@ type Source struct {
 	Version string
 	Seed    *uint64
 	Caption string
+	// Label is the table's \label; "": tab:rdeval-<command>.
+	Label string
 }
 
 // Cite sets the caption of t's LaTeX form and the command line and
@@ -50,7 +54,9 @@ func (t *Table) Seeded(seed uint64) *Table {
 
 // LaTeXIntervals returns the interval columns of t: t.Intervals when set,
 // else those found by name. A pair X_ci_low, X_ci_high goes with column X
-// (ratio, ratio_ci_low, ratio_ci_high); a pair ci_low, ci_high with the
+// (ratio, ratio_ci_low, ratio_ci_high), failing it with the column just
+// before X_ci_low when its name starts with X_ (p50_minutes, p50_ci_low,
+// p50_ci_high); a pair ci_low, ci_high with the
 // column estimate, else value, else none. Pairs whose estimate column is
 // missing stand alone.
 func (t *Table) LaTeXIntervals() []Interval {
@@ -77,6 +83,8 @@ func (t *Table) LaTeXIntervals() []Interval {
 			}
 		} else if e := strings.TrimSuffix(p, "_"); has[e] {
 			iv.Estimate = e
+		} else if i := slices.Index(t.Header, h); i > 0 && strings.HasPrefix(t.Header[i-1], p) {
+			iv.Estimate = t.Header[i-1]
 		}
 		out = append(out, iv)
 	}
@@ -96,16 +104,19 @@ func (t *Table) LaTeXIntervals() []Interval {
 //	\toprule
 //	...
 //
-// Columns whose cells are all numbers (or empty) are right-aligned; the
+// Columns whose cells are all numbers (or empty) are right-aligned, text
+// columns left-aligned, or set as paragraphs (p{0.3\linewidth}) when a
+// cell is longer than 40 characters; the
 // interval columns (LaTeXIntervals) are joined into one cell,
 // "0.44 [0.38, 0.50]", headed "estimate [CI]". The number of decimals is
 // chosen per column: for an interval, as the Particle Data Group rounds an
 // uncertainty, two significant digits of the median half-width when its
 // first three digits are 100–354, else one (half-widths 0.06 and 0.12: 2
-// decimals; 0.03: 3); for other columns,
+// decimals; 0.03: 3), and at least 2 when every value is below 10 in
+// magnitude; for other columns,
 // three significant digits of the largest value; never more than the
 // cells hold nor more than 4. A value that rounds to zero but is not zero
-// is written <0.001 (as p-values are); integer columns are kept as they
+// is written <0.001 (as p-values are; 0.000 inside an interval); integer columns are kept as they
 // are. Empty and NaN cells are "--", infinities $\infty$, negative numbers
 // take a real minus sign, and text is escaped (EscapeLaTeX).
 func (t *Table) WriteLaTeX(w io.Writer) error {
@@ -137,16 +148,21 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 	} else {
 		b.WriteString("\\caption{} % TODO: caption\n")
 	}
-	if len(src.Args) > 1 {
+	switch {
+	case src.Label != "":
+		b.WriteString("\\label{" + labelPart(src.Label) + "}\n")
+	case len(src.Args) > 1:
 		b.WriteString("\\label{tab:rdeval-" + labelPart(src.Args[1]) + "}\n")
 	}
 	cols := t.latexColumns()
-	spec := make([]byte, len(cols))
+	spec := make([]string, len(cols))
 	head := make([]string, len(cols))
 	for i, c := range cols {
-		spec[i] = 'l'
+		spec[i] = "l"
 		if c.numeric {
-			spec[i] = 'r'
+			spec[i] = "r"
+		} else if t.longestCell(c.est) > wrapAt {
+			spec[i] = `p{0.3\linewidth}`
 		}
 		head[i] = EscapeLaTeX(c.header)
 	}
@@ -158,7 +174,7 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 		}
 		b.WriteString(strings.Join(cells, " & ") + " \\\\\n")
 	}
-	b.WriteString("\\begin{tabular}{" + string(spec) + "}\n\\toprule\n")
+	b.WriteString("\\begin{tabular}{" + strings.Join(spec, "") + "}\n\\toprule\n")
 	row(head)
 	b.WriteString("\\midrule\n")
 	for r := range t.Rows {
@@ -231,6 +247,18 @@ func (t *Table) latexColumns() []*latexColumn {
 	return cols
 }
 
+// wrapAt is the length (in runes) past which a text column wraps: its
+// cells are set in a paragraph column, p{0.3\linewidth}.
+const wrapAt = 40
+
+func (t *Table) longestCell(c int) int {
+	n := 0
+	for r := range t.Rows {
+		n = max(n, utf8.RuneCountInString(t.cellAt(r, c)))
+	}
+	return n
+}
+
 func (t *Table) cellAt(r, c int) string {
 	if c < 0 || c >= len(t.Rows[r]) {
 		return ""
@@ -239,10 +267,14 @@ func (t *Table) cellAt(r, c int) string {
 }
 
 // parseCell is a cell's number; ok is false for an empty or text cell.
+// NA (R's missing value, as regress prints it) is NaN.
 func parseCell(s string) (float64, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, false
+	}
+	if s == "NA" {
+		return math.NaN(), true
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
@@ -303,13 +335,16 @@ func (t *Table) plainDecimals(c int) int {
 // intervals (the plain rule for the estimate when none has a width),
 // within what the cells hold and 4.
 func (t *Table) intervalDecimals(c *latexColumn) int {
-	held := 0
+	held, big := 0, 0.0
 	var hw []float64
 	for r := range t.Rows {
 		for _, i := range []int{c.est, c.lo, c.hi} {
 			if s := t.cellAt(r, i); s != "" {
-				if _, ok := parseCell(s); ok {
+				if f, ok := parseCell(s); ok {
 					held = max(held, cellDecimals(s))
+					if !math.IsInf(f, 0) && !math.IsNaN(f) {
+						big = max(big, math.Abs(f))
+					}
 				}
 			}
 		}
@@ -336,6 +371,11 @@ func (t *Table) intervalDecimals(c *latexColumn) int {
 	d := -int(e)
 	if med/math.Pow(10, e) < 3.55 {
 		d++
+	}
+	// Scores, rates and ratios (below 10) keep 2 decimals however wide
+	// their intervals: 0.94 [0.36, 1.65], not 0.9 [0.4, 1.7].
+	if big < 10 {
+		d = max(d, 2)
 	}
 	return min(max(d, 0), held, 4)
 }
@@ -367,6 +407,8 @@ func (c *latexColumn) cell(r int, st cellStyle) string {
 		}
 		return st.number(s, c.decimals)
 	}
+	// In an interval a value that rounds to zero is 0.00, not <0.01.
+	st.lt, st.gt = "", ""
 	lo, hi := t.cellAt(r, c.lo), t.cellAt(r, c.hi)
 	ci := ""
 	if strings.TrimSpace(lo) != "" || strings.TrimSpace(hi) != "" {
@@ -416,6 +458,9 @@ func (st cellStyle) number(s string, d int) string {
 			return strconv.FormatFloat(0, 'f', d, 64)
 		}
 		tiny := "0." + strings.Repeat("0", d-1) + "1"
+		if st.lt == "" {
+			return strconv.FormatFloat(0, 'f', d, 64)
+		}
 		if f < 0 {
 			return st.gt + tiny
 		}
@@ -444,8 +489,9 @@ func (t *Table) Joined() *Table {
 }
 
 // EscapeLaTeX escapes the characters LaTeX treats specially in text
-// (\ { } $ & # ^ _ % ~) so that s prints as it is; control characters
-// become spaces.
+// (\ { } $ & # ^ _ % ~ < > |) so that s prints as it is, writes the
+// symbols rdeval's text uses (α, ±, ×, ≥, …) as LaTeX commands, and turns
+// control characters into spaces.
 func EscapeLaTeX(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -466,6 +512,10 @@ func EscapeLaTeX(s string) string {
 		case '|':
 			b.WriteString(`\textbar{}`)
 		default:
+			if m, ok := latexSymbols[r]; ok {
+				b.WriteString(m)
+				continue
+			}
 			if r < 0x20 || r == 0x7f {
 				b.WriteByte(' ')
 				continue
@@ -476,11 +526,21 @@ func EscapeLaTeX(s string) string {
 	return b.String()
 }
 
-// labelPart keeps the letters, digits and dashes of s, for a \label.
+// latexSymbols are the characters outside Latin-1 that rdeval's own text
+// uses (captions, notes), which pdflatex's utf8 input does not know, as
+// LaTeX commands.
+var latexSymbols = map[rune]string{
+	'α': `$\alpha$`, 'β': `$\beta$`, 'σ': `$\sigma$`, 'μ': `$\mu$`, 'Σ': `$\Sigma$`, 'Δ': `$\Delta$`,
+	'≥': `$\geq$`, '≤': `$\leq$`, '≠': `$\neq$`, '≈': `$\approx$`, '∞': `$\infty$`, '−': `$-$`,
+	'→': `$\rightarrow$`, '…': `\ldots{}`, '±': `$\pm$`, '×': `$\times$`, '·': `$\cdot$`,
+}
+
+// labelPart keeps the letters, digits, dashes and colons of s, for a
+// \label.
 func labelPart(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == ':' {
 			b.WriteRune(r)
 		}
 	}

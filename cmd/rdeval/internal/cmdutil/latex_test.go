@@ -73,6 +73,7 @@ func checkLaTeXStructure(t *testing.T, tex string, ncols int) {
 		t.Errorf("booktabs rules missing or out of order: %d %d %d", top, mid, bot)
 	}
 	spec := tex[strings.Index(tex, "\\begin{tabular}{")+len("\\begin{tabular}{"):]
+	spec = strings.ReplaceAll(spec, `p{0.3\linewidth}`, "p")
 	spec = spec[:strings.IndexByte(spec, '}')]
 	if strings.Contains(spec, "|") || len(spec) != ncols {
 		t.Errorf("column spec %q: want %d columns, no vertical rules", spec, ncols)
@@ -103,6 +104,9 @@ func TestLaTeXIntervals(t *testing.T) {
 	if got := (&Table{Header: []string{"min", "ci_low", "ci_high"}}).LaTeXIntervals(); len(got) != 1 || got[0].Estimate != "" {
 		t.Errorf("alone: got %v", got)
 	}
+	if got := (&Table{Header: []string{"p50_minutes", "p50_ci_low", "p50_ci_high"}}).LaTeXIntervals(); len(got) != 1 || got[0].Estimate != "p50_minutes" {
+		t.Errorf("column before: got %v", got)
+	}
 	ex := []Interval{{"final_success", "final_ci_low", "final_ci_high"}}
 	if got := (&Table{Header: []string{"final_success", "final_ci_low", "final_ci_high"}, Intervals: ex}).LaTeXIntervals(); len(got) != 1 || got[0] != ex[0] {
 		t.Errorf("explicit: got %v", got)
@@ -125,6 +129,7 @@ func TestLaTeXNumbers(t *testing.T) {
 		{"0.4", 0, "0"},
 		{"0.3", 0, "0"},
 		{"NaN", 2, "--"},
+		{"NA", 2, "--"},
 		{"", 2, "--"},
 		{"+Inf", 2, "$\\infty$"},
 		{"-Inf", 2, "$-\\infty$"},
@@ -138,8 +143,8 @@ func TestLaTeXNumbers(t *testing.T) {
 }
 
 func TestEscapeLaTeX(t *testing.T) {
-	in := `_ % & # $ { } ~ ^ \ < > | é` + "\x1b"
-	want := `\_ \% \& \# \$ \{ \} \textasciitilde{} \textasciicircum{} \textbackslash{} \textless{} \textgreater{} \textbar{} é `
+	in := `_ % & # $ { } ~ ^ \ < > | é ± α ≥ …` + "\x1b"
+	want := `\_ \% \& \# \$ \{ \} \textasciitilde{} \textasciicircum{} \textbackslash{} \textless{} \textgreater{} \textbar{} é $\pm$ $\alpha$ $\geq$ \ldots{} `
 	if got := EscapeLaTeX(in); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
@@ -200,9 +205,9 @@ func TestLaTeXRowStartsWithBracket(t *testing.T) {
 func TestJoined(t *testing.T) {
 	j := latexTable().Joined()
 	want := &Table{Header: []string{"agent", "time_limit_s", "estimate [CI]", "boot_mean", "ratio [CI]", "p"}, Rows: [][]string{
-		{"Modular (Model A)", "1800", "0.44 [0.38, 0.50]", "0.439", "1.2 [0.9, 1.7]", "0.0400"},
+		{"Modular (Model A)", "1800", "0.44 [0.38, 0.50]", "0.439", "1.25 [0.90, 1.70]", "0.0400"},
 		{`a_b 50% & #1 $x$ {y} ~z ^w \q <|>`, "28800", "-0.03 [-0.09, 0.03]", "-0.030", "", "<0.0001"},
-		{"no interval", "", "0.20", "", "+Inf [0.5, +Inf]", ""},
+		{"no interval", "", "0.20", "", "+Inf [0.50, +Inf]", ""},
 	}}
 	if strings.Join(j.Header, "|") != strings.Join(want.Header, "|") {
 		t.Errorf("header %q", j.Header)
@@ -224,5 +229,15 @@ func TestPDGDecimals(t *testing.T) {
 		if got := tab.latexColumns()[0].decimals; got != tc.want {
 			t.Errorf("half-width %g: %d decimals, want %d", tc.hw, got, tc.want)
 		}
+	}
+}
+
+// TestLaTeXIntervalZero: inside an interval a value that rounds to zero
+// is 0.00 (a difference of -0.001 is no "less than" claim), and a wide
+// interval on a score keeps 2 decimals.
+func TestLaTeXIntervalZero(t *testing.T) {
+	tab := &Table{Header: []string{"diff", "diff_ci_low", "diff_ci_high"}, Rows: [][]string{{"-0.0012", "-0.3901", "0.3100"}}}
+	if got := tab.latexColumns()[0].cell(0, latexStyle); got != "0.00 [$-$0.39, 0.31]" {
+		t.Errorf("got %q", got)
 	}
 }
