@@ -71,7 +71,10 @@
 //     dotted; in bars tinted, then open), humans HumanColor (dark grey);
 //     the palette has no yellow.
 //   - Legends go to a corner of the data area where they cover no data,
-//     else outside (Draw); grouped bars narrow and turn their labels for
+//     else outside (Draw): to the right, or, for a line figure whose legend
+//     would take over a third of the width there, in columns below the x
+//     axis; bar and logistic figures put theirs to the right of the data;
+//     grouped bars narrow and turn their labels for
 //     many groups (14 agents).
 //   - DisplayName gives RE-Bench task ids and RExBench hint levels readable
 //     names (rdeval figures' config names override it).

@@ -25,6 +25,22 @@ type avoidSet struct {
 	bands  [][2]plotter.XYs // upper and lower bounds at the same x, in order
 	hlines []float64        // horizontal lines across the data area
 	series int              // legend entries of series (LinePlot)
+	// entries are the legend's entries as LinePlot added them, so that
+	// Draw can set them in columns below the plot.
+	entries []legendEntry
+}
+
+// legendEntry is one entry of a legend: its label and thumbnails.
+type legendEntry struct {
+	label  string
+	thumbs []plot.Thumbnailer
+}
+
+// addEntry adds an entry to p's legend and records it for Draw.
+func addEntry(p *plot.Plot, label string, thumbs ...plot.Thumbnailer) {
+	p.Legend.Add(label, thumbs...)
+	a := avoidFor(p)
+	a.entries = append(a.entries, legendEntry{label, thumbs})
 }
 
 // ManySeries is the number of legend entries above which a line figure

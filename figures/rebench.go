@@ -40,7 +40,8 @@ const PartialLabel = "open: fewer tasks"
 // style, with a log2 x axis when log2x. Every band is drawn before any
 // line, so that no band covers another series' line. Draw puts the legend
 // in a corner of the data area where it covers no line, marker or band,
-// else outside to the right. Empty series and NaN
+// else outside: to the right, or in columns below the plot when a legend to
+// the right would take more than a third of the figure's width. Empty series and NaN
 // points are skipped; a plot with no data is still a valid (empty) figure.
 func LinePlot(title, xLabel, yLabel string, series []Series, log2x bool) (*plot.Plot, error) {
 	p := NewPlot(title, xLabel, yLabel)
@@ -156,11 +157,11 @@ func LinePlot(title, xLabel, yLabel string, series []Series, log2x bool) (*plot.
 				thumbs = append(thumbs, sc)
 			}
 		}
-		p.Legend.Add(b.s.Label, thumbs...)
+		addEntry(p, b.s.Label, thumbs...)
 		avoidFor(p).series++
 	}
 	if anyPartial {
-		p.Legend.Add(PartialLabel, ringThumb{})
+		addEntry(p, PartialLabel, ringThumb{})
 	}
 	switch {
 	case len(bs) == 0:

@@ -3,6 +3,8 @@ package figures
 import (
 	"bytes"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -309,5 +311,61 @@ func TestScoreAtKPartialOmit(t *testing.T) {
 	// With the k = 4 point omitted, the x axis ends at k = 2.
 	if strings.Contains(omit, ">4<") || !strings.Contains(distinct, ">4<") {
 		t.Error("the omitted point still widens the axis, or the distinct one does not")
+	}
+}
+
+// TestLegendBelow (issue 24: the allocation figure's wide right margin):
+// a one-column line figure whose legend fits no corner of the data area,
+// and would take more than a third of the width beside it, sets the
+// legend in columns below the x axis and leaves the data the whole width.
+// Byte-compared with testdata/legend_below_golden.svg; the test also reads
+// the text positions back from the SVG.
+func TestLegendBelow(t *testing.T) {
+	ap := func(T float64, est float64) analysis.AllocationPoint {
+		return analysis.AllocationPoint{BudgetS: T * 3600, RunLengthS: 1800, AgentTasks: 7, FullTaskSet: true, Best: true, ScoreAtKPoint: ptn(int(T*2), 7, est, est-0.05, est+0.05)}
+	}
+	// Lines from corner to corner: no corner of the data area is free.
+	var groups []AllocationGroup
+	for i, label := range []string{"Modular (Model A)", "AIDE (Model B)", "Modular (Model C)", "human experts"} {
+		var pts []analysis.AllocationPoint
+		for j, T := range []float64{0.5, 1, 2, 4, 8, 16, 32} {
+			f := float64(j) / 6
+			if i%2 == 1 {
+				f = 1 - f
+			}
+			pts = append(pts, ap(T, 0.1+0.8*f+0.02*float64(i)))
+		}
+		groups = append(groups, AllocationGroup{Label: label, Points: pts})
+	}
+	p, err := AllocationFigure("Score by time budget", groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlotGolden(t, p, OneColumn, Height(OneColumn), "legend_below")
+	var buf bytes.Buffer
+	if err := Save(p, OneColumn, Height(OneColumn), "svg", &buf); err != nil {
+		t.Fatal(err)
+	}
+	// <text x="X" y="-Y" transform="scale(1, -1)" ...>label</text>: Y up.
+	pos := map[string][2]float64{}
+	re := regexp.MustCompile(`<text x="([-0-9.]+)" y="([-0-9.]+)"[^>]*>([^<]*)</text>`)
+	for _, m := range re.FindAllStringSubmatch(buf.String(), -1) {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		y, _ := strconv.ParseFloat(m[2], 64)
+		pos[m[3]] = [2]float64{x, -y}
+	}
+	axis, ok := pos["Total time budget (hours)"]
+	if !ok {
+		t.Fatalf("no x-axis label in %v", pos)
+	}
+	for _, g := range groups {
+		q, ok := pos[g.Label]
+		if !ok || q[1] >= axis[1] {
+			t.Errorf("legend entry %q at %v: want it below the x-axis label (y %v)", g.Label, q, axis[1])
+		}
+	}
+	width := OneColumn.Points()
+	if x := pos["32"][0]; x < 0.85*width {
+		t.Errorf("the last tick is at x = %.1f of %.1f: the data area does not take the width", x, width)
 	}
 }

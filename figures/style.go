@@ -304,7 +304,9 @@ func isOutside(l *plot.Legend) bool {
 //   - Except for plots whose data was recorded (LinePlot, AddRefLines): their
 //     inside legend goes to the first corner (top left, top right, bottom
 //     right, bottom left) where it covers no line, marker, band or reference
-//     line, and outside, as above, when there is none.
+//     line, and outside, as above, when there is none; a LinePlot's legend
+//     that would take more than a third of the width there is set in
+//     columns below the plot instead (drawLegendBelow).
 //
 // Draw does not modify p: it draws a shallow copy of it.
 func Draw(p *plot.Plot, c draw.Canvas) {
@@ -322,10 +324,14 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 	descent := leg.TextStyle.FontExtents().Descent
 	if a := lookupAvoid(p); a != nil && !isOutside(&leg) {
 		top, left, ok := placeLegend(&q, q.DataCanvas(c), a, size.X+2*LegendPadding, size.Y+2*LegendPadding)
-		if ok {
+		switch {
+		case ok:
 			leg.Top, leg.Left = top, left
 			leg.XOffs, leg.YOffs = 0, 0
-		} else {
+		case len(a.entries) > 0 && 3*(LegendGap+size.X+LegendPadding) > c.Size().X:
+			drawLegendBelow(&q, &leg, a.entries, c)
+			return
+		default:
 			leg.Top, leg.Left = true, false
 			leg.XOffs, leg.YOffs = LegendGap, 0
 		}
@@ -386,6 +392,53 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 	}
 	leg.XOffs, leg.YOffs = 0, 0
 	leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: inner})
+}
+
+// drawLegendBelow draws q with the legend entries set in columns under it,
+// filled column by column, as many columns as fit between the left edge
+// of the data area and the right edge of c, LegendGap apart and below the
+// x axis: a legend that would take more than a third of the width to the
+// right of the data leaves the data the whole width instead.
+func drawLegendBelow(q *plot.Plot, style *plot.Legend, entries []legendEntry, c draw.Canvas) {
+	column := func(es []legendEntry) *plot.Legend {
+		l := plot.NewLegend()
+		l.TextStyle, l.ThumbnailWidth, l.Padding = style.TextStyle, style.ThumbnailWidth, style.Padding
+		l.Top, l.Left = true, true
+		for _, e := range es {
+			l.Add(e.label, e.thumbs...)
+		}
+		return &l
+	}
+	width := legendSize(column(entries)).X // the widest entry
+	descent := style.TextStyle.FontExtents().Descent
+	// The columns start at the data area's left edge; measure it on the
+	// canvas less a first guess of the legend's height (one row).
+	one := legendSize(column(entries[:1])).Y
+	dc := q.DataCanvas(draw.Crop(c, 0, 0, one+LegendGap, 0))
+	avail := c.Max.X - dc.Min.X - LegendPadding
+	ncols := max(1, min(len(entries), int((avail+LegendGap)/(width+LegendGap))))
+	nrows := (len(entries) + ncols - 1) / ncols
+	ncols = (len(entries) + nrows - 1) / nrows // as few columns as the rows need
+	var cols []*plot.Legend
+	height := vg.Length(0)
+	for i := 0; i < len(entries); i += nrows {
+		l := column(entries[i:min(i+nrows, len(entries))])
+		cols = append(cols, l)
+		height = max(height, legendSize(l).Y)
+	}
+	area := draw.Crop(c, 0, 0, height+LegendGap, 0)
+	q.Draw(area)
+	dc = q.DataCanvas(area)
+	x := dc.Min.X
+	for _, l := range cols {
+		// Legend.Draw puts a top-anchored legend one font descent below
+		// the top of its canvas: raise the canvas by as much.
+		l.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x, Y: c.Min.Y},
+			Max: vg.Point{X: x + width, Y: c.Min.Y + height + descent},
+		}})
+		x += width + LegendGap
+	}
 }
 
 // legendSize returns the width and height of the entries of l, as

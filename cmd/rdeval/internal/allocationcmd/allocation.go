@@ -2,6 +2,7 @@
 package allocationcmd
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
@@ -56,7 +57,7 @@ does; those rows have truncated = true. Without score logs there are no such row
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.Truncate != "humans" && opts.Truncate != "all" && opts.Truncate != "none" {
@@ -81,7 +82,7 @@ does; those rows have truncated = true. Without score logs there are no such row
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringSliceVar(&opts.Budgets, "budgets", []string{"30m", "1h", "2h", "4h", "8h", "16h", "32h", "64h"}, "total time budgets")
 	fl.IntVar(&opts.Boot, "boot", 10000, "bootstrap replicates (or holdout splits)")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "seed")
@@ -130,9 +131,6 @@ func write(opts *Options, res *study.AllocationResult) error {
 		}
 		return cmdutil.WriteJSON(opts.IO.Out, out)
 	}
-	t := res.Table()
-	if opts.Format == cmdutil.FormatCSV {
-		return t.WriteCSV(opts.IO.Out)
-	}
-	return t.WriteText(opts.IO.Out)
+	t := res.Table().Cite(opts.IO, fmt.Sprintf("Score by total time budget: for each run length, the mean over tasks of the best of k = budget / run length runs, with %g%% bootstrap intervals; best marks the run length chosen at each budget (selection: %s).", 100*opts.CI, opts.Select)).Seeded(opts.Seed)
+	return cmdutil.Emit(opts.IO.Out, opts.Format, t, nil)
 }

@@ -96,7 +96,7 @@ the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Claims = args[0]
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, FormatMarkdown); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, FormatMarkdown, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.Boot < 0 {
@@ -110,7 +110,7 @@ the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&opts.Data, "data", nil, "inputs (override the claims file's data:)")
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or markdown")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, markdown or latex")
 	fl.IntVar(&opts.Boot, "boot", 2000, "bootstrap replicates (0: no interval)")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
 	cmdutil.AddInputFlags(cmd, &opts.Input, false)
@@ -471,7 +471,8 @@ func write(opts *Options, rows []Row) error {
 	for _, r := range rows {
 		t.Rows = append(t.Rows, []string{r.ID, r.Text, r.Kind, cmdutil.Fixed4(r.Value), cmdutil.Fixed4(r.CILow), cmdutil.Fixed4(r.CIHigh), r.Expected, r.Verdict, r.Reason})
 	}
-	return t.WriteText(opts.IO.Out)
+	t.Cite(opts.IO, "Claims checked against the data: each claim's statistic recomputed, with its interval, the value the claim expects and the verdict.").Seeded(opts.Seed)
+	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, nil)
 }
 
 func md(s string) string {

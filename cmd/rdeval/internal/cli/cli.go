@@ -49,7 +49,7 @@ Then your own data:
   rdeval inspect study/
 Every command that reads runs also takes --demo instead of a path.
 
-Conventions: results go to stdout (--format table|json|csv; JSON only there),
+Conventions: results go to stdout (--format table|json|csv|latex; JSON only there),
 notes, warnings and progress to stderr (progress only when stderr is a
 terminal; -q drops all but errors); rdeval never prints colour, so NO_COLOR
 needs nothing. Exit status: 0 ok; 1 a check or audit claim failed, or the
@@ -70,6 +70,7 @@ command failed; 2 bad usage or bad input (the message says what to fix).`,
 		return &cmdutil.UsageError{Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 	full := append([]string{"rdeval"}, args...)
+	io.Args, io.Version = full, version
 	root.AddCommand(
 		ingestcmd.NewCmd(io, version, full, nil),
 		inspectcmd.NewCmd(io, nil),

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 )
 
@@ -51,6 +52,25 @@ func TestStatsGolden(t *testing.T) {
 	formats("power", tcj, "power", "--pa", "0.3", "--pb", "0.5", "--runs", "3,5,10", "--tasks", "6,12,24")
 	formats("errors", tcj, "errors", "examples/logs/run-1.log", "examples/logs/run-2.log")
 	formats("inspect", []string{"table", "json"}, "inspect", "--demo")
+	// --format latex (issue 24), beside the formats above, and success
+	// --headline (Table 5) in every format.
+	latex := []string{"latex"}
+	formats("scoreatk", latex, "scoreatk", "--demo")
+	formats("allocation", latex, "allocation", "--demo")
+	formats("curves", latex, "curves", "--demo")
+	formats("compare", latex, "compare", "--demo", "--a", "agent=Modular (Model A);time_limit_s=1800", "--b", "agent=human", "--budget", "8h")
+	formats("success", latex, "success", "--demo")
+	formats("success-headline", append(tcj, "latex"), "success", "--demo", "--headline")
+	formats("success-ablation", latex, "success", "--demo", "--ablation")
+	formats("horizon", latex, "horizon", "--demo")
+	formats("regress", latex, "regress", "--demo", "--where", "benchmark=rexbench", "--formula", "final_success ~ hint_level + scale(lines_added) + (1|model)")
+	formats("regress-glm", latex, "regress", "--demo", "--where", "benchmark=rexbench", "--formula", "final_success ~ hint_level + scale(lines_added)")
+	formats("audit", latex, "audit", "examples/demo-claims.yaml", "--demo")
+	formats("influence", latex, "influence", "--demo", "--stat", "scoreatk", "--k", "4", "--where", "agent=Modular (Model A)", "--where", "time_limit_s=1800", "--top", "5")
+	formats("multiverse", latex, "multiverse", "--spec", "examples/multiverse-demo.yaml")
+	formats("power", latex, "power", "--pa", "0.3", "--pb", "0.5", "--runs", "3,5,10", "--tasks", "6,12,24")
+	formats("errors", latex, "errors", "examples/logs/run-1.log", "examples/logs/run-2.log")
+	formats("normalize", latex, "normalize", "--demo", "--where", "task_id=ai_rd_fix_embedding/main", "--where", "agent=human")
 	// --quiet drops the notes and warnings, not the results.
 	cases = append(cases, tc{"horizon.quiet", []string{"horizon", "--demo", "-q"}})
 	cases = append(cases, tc{"scoreatk.quiet", []string{"scoreatk", "--demo", "--quiet"}})
@@ -61,8 +81,47 @@ func TestStatsGolden(t *testing.T) {
 			code := Main(c.args, io)
 			got := fmt.Sprintf("$ rdeval %s\nexit %d\n--- stdout\n%s--- stderr\n%s", shellJoin(c.args), code, out.String(), errOut.String())
 			checkGolden(t, filepath.Join(golden, c.name+".golden"), got)
+			if strings.HasSuffix(c.name, ".latex") {
+				if code != 0 {
+					t.Fatalf("exit %d", code)
+				}
+				checkLaTeX(t, out.String())
+			}
 		})
 	}
+}
+
+// checkLaTeX checks what every --format latex table has (the comment line
+// with the command, booktabs rules, the same number of cells in each row
+// as the column spec has columns) and compiles it where pdflatex is
+// installed.
+func checkLaTeX(t *testing.T, tex string) {
+	t.Helper()
+	if !strings.HasPrefix(tex, "% rdeval ") {
+		t.Errorf("no leading comment with the command line")
+	}
+	for _, table := range strings.SplitAfter(tex, "\\end{table}\n") {
+		if strings.TrimSpace(table) == "" {
+			continue
+		}
+		spec, _, ok := strings.Cut(table[strings.Index(table, "\\begin{tabular}{")+len("\\begin{tabular}{"):], "}\n")
+		if !ok {
+			t.Fatalf("no tabular in %q", table)
+		}
+		ncols := len(strings.ReplaceAll(spec, `p{0.3\linewidth}`, "p"))
+		top, mid, bot := strings.Index(table, "\\toprule\n"), strings.Index(table, "\\midrule\n"), strings.Index(table, "\\bottomrule\n")
+		if !(top > 0 && top < mid && mid < bot) || strings.Contains(spec, "|") {
+			t.Errorf("booktabs rules missing, out of order or vertical rules (%q)", spec)
+		}
+		for _, line := range strings.Split(table[top:bot], "\n") {
+			if strings.HasSuffix(line, `\\`) {
+				if n := strings.Count(line, "&") - strings.Count(line, `\&`) + 1; n != ncols {
+					t.Errorf("row %q: %d cells, %d columns", line, n, ncols)
+				}
+			}
+		}
+	}
+	cmdtest.CompileLaTeX(t, tex)
 }
 
 // shellJoin quotes the arguments that need it, for the goldens' first line.

@@ -33,10 +33,16 @@ func CheckFormat(f string, allowed ...string) error {
 }
 
 // Table is rows of text cells under a header, printable as an aligned
-// table or CSV.
+// table, CSV or LaTeX.
 type Table struct {
 	Header []string
 	Rows   [][]string
+	// Intervals are the estimate/low/high columns the LaTeX form joins
+	// into one cell; nil: found by their names (LaTeXIntervals).
+	Intervals []Interval
+	// Source is the caption, command line and seed the LaTeX form
+	// records (Cite, Seeded); nil: an empty caption.
+	Source *Source
 }
 
 // WriteText writes t aligned in columns. On a terminal
@@ -144,8 +150,8 @@ func WriteJSON(w io.Writer, v any) error {
 }
 
 // Emit writes the result in the --format the user chose: js as indented JSON
-// (an empty list, not null, when there are no rows), t as CSV, or t as an
-// aligned table.
+// (an empty list, not null, when there are no rows), t as CSV, t as a
+// LaTeX table, or t as an aligned table.
 func Emit(w io.Writer, format string, t *Table, js []map[string]any) error {
 	switch format {
 	case FormatJSON:
@@ -155,6 +161,8 @@ func Emit(w io.Writer, format string, t *Table, js []map[string]any) error {
 		return WriteJSON(w, js)
 	case FormatCSV:
 		return t.WriteCSV(w)
+	case FormatLaTeX:
+		return t.WriteLaTeX(w)
 	}
 	return t.WriteText(w)
 }

@@ -4,6 +4,7 @@ package comparecmd
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rdeval/rdeval/analysis"
@@ -62,7 +63,7 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.A == "" || opts.B == "" {
@@ -92,7 +93,7 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringVar(&opts.A, "a", "", "group A: COLUMN=VALUE[;COLUMN=VALUE…]")
 	fl.StringVar(&opts.B, "b", "", "group B (the reference, e.g. agent=human)")
 	fl.DurationVar(&opts.Budget, "budget", 8*time.Hour, "total time budget T")
@@ -135,6 +136,7 @@ func Run(opts *Options) error {
 			t.Rows = append(t.Rows, []string{opts.B, "p" + strconv.Itoa(int(p)), cmdutil.Fixed4(vals[i]), strconv.Itoa(len(b.Tasks))})
 			js = append(js, map[string]any{"b": opts.B, "percentile": p, "value": cmdutil.JSONNum(vals[i]), "n_tasks": len(b.Tasks)})
 		}
+		t.Cite(opts.IO, fmt.Sprintf("Mean over tasks of the p10--p90 percentiles of %s's final scores (the lines of RE-Bench's human comparison).", opts.B))
 		return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
 	}
 	a, _, err := study.Side(ds, opts.A, T, opts.HumanLength.Seconds(), random)
@@ -167,6 +169,7 @@ func Run(opts *Options) error {
 		}
 		t.Rows = append(t.Rows, []string{opts.A, opts.B, f0(T), "all", "", cmdutil.Fixed4(sum / float64(n))})
 		js = append(js, map[string]any{"a": opts.A, "b": opts.B, "budget_s": T, "task_id": "all", "estimate_a": nil, "percentile": sum / float64(n)})
+		t.Cite(opts.IO, fmt.Sprintf("Percentile of %s's score@k at a %s budget among %s's final scores, per task; all: the mean over tasks.", opts.A, budgetLabel(opts.Budget), opts.B))
 		return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
 	}
 	iv := analysis.Percentile
@@ -185,7 +188,13 @@ func Run(opts *Options) error {
 	js := []map[string]any{{"a": opts.A, "b": opts.B, "budget_s": T, "n_tasks": len(c.Tasks), "estimate_a": c.EstimateA, "estimate_b": c.EstimateB,
 		"ratio": cmdutil.JSONNum(c.Ratio), "ratio_ci_low": cmdutil.JSONNum(c.RatioLow), "ratio_ci_high": cmdutil.JSONNum(c.RatioHigh),
 		"diff": c.Diff, "diff_ci_low": cmdutil.JSONNum(c.DiffLow), "diff_ci_high": cmdutil.JSONNum(c.DiffHigh)}}
+	t.Cite(opts.IO, fmt.Sprintf("%s against %s at a %s budget: the ratio and difference of their score@k means over the shared tasks, with %g%% paired bootstrap intervals (%s).", opts.A, opts.B, budgetLabel(opts.Budget), 100*opts.CI, opts.Interval)).Seeded(opts.Seed)
 	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
 }
 
 func f0(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// budgetLabel is d as 8h, 30m or 1h30m.
+func budgetLabel(d time.Duration) string {
+	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+}

@@ -3,6 +3,7 @@ package curvescmd
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -54,7 +55,7 @@ the runs' total length.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if _, err := cmdutil.ParseGrid(opts.Grid); err != nil {
@@ -76,7 +77,7 @@ the runs' total length.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringSliceVar(&opts.Grid, "grid", []string{"1m", "2m", "5m", "10m", "15m", "30m", "1h", "2h", "4h", "8h"}, "elapsed times to report")
 	fl.StringVar(&opts.Interp, "interp", "log-linear", "between score-log events: log-linear or step")
 	fl.IntVar(&opts.Boot, "boot", 2000, "bootstrap replicates (0: no interval)")
@@ -127,7 +128,8 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 				"estimate": cmdutil.JSONNum(p.Estimate), "ci_low": cmdutil.JSONNum(p.CILow), "ci_high": cmdutil.JSONNum(p.CIHigh)})
 		}
 	}
-	return cmdutil.Emit(opts.IO.Out, opts.Format, res.Table(), js)
+	t := res.Table().Cite(opts.IO, fmt.Sprintf("Best score so far over time from the score logs (%s interpolation): the mean over tasks at each time t, with %g%% bootstrap intervals.", opts.Interp, 100*opts.CI)).Seeded(opts.Seed)
+	return cmdutil.Emit(opts.IO.Out, opts.Format, t, js)
 }
 
 func writeRates(opts *Options, rates map[string][3]float64) error {
@@ -147,5 +149,6 @@ func writeRates(opts *Options, rates map[string][3]float64) error {
 		t.Rows = append(t.Rows, []string{a, strconv.Itoa(int(st[0])), strconv.Itoa(int(st[1])), cmdutil.Fixed4(st[2]), cmdutil.Fixed4(per)})
 		js = append(js, map[string]any{"agent": a, "runs": int(st[0]), "calls": int(st[1]), "hours": st[2], "calls_per_hour": cmdutil.JSONNum(per)})
 	}
+	t.Cite(opts.IO, "Scoring calls per hour of each agent's runs, from their score logs.")
 	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
 }

@@ -116,7 +116,7 @@ then a table "all" summed over frameworks and a "(total)" row per table.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			switch opts.AgentFrom {
@@ -144,7 +144,7 @@ then a table "all" summed over frameworks and a "(total)" row per table.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringVar(&opts.RulesFile, "rules", "", "YAML rules tried before the built-in ones")
 	fl.BoolVar(&opts.NoDefaultRules, "no-default-rules", false, "use only the --rules file")
 	fl.StringVar(&opts.Annotations, "annotations", "", "CSV of implicit-error annotations (run_id,category,difficulty,note): print their summary")
@@ -483,15 +483,13 @@ func writeRuns(opts *Options, runs []ClassifiedRun) error {
 		if l.Line > 0 {
 			line = strconv.Itoa(l.Line)
 		}
-		if opts.Format == cmdutil.FormatTable {
+		if opts.Format == cmdutil.FormatTable || opts.Format == cmdutil.FormatLaTeX {
 			ev = cut(ev, 80)
 		}
 		t.Rows = append(t.Rows, []string{r.Agent, r.ID, l.Group, l.Type, l.Exception, line, l.File, ev})
 	}
-	if opts.Format == cmdutil.FormatCSV {
-		return t.WriteCSV(opts.IO.Out)
-	}
-	return t.WriteText(opts.IO.Out)
+	t.Cite(opts.IO, "Primary error of each run from its logs (RExBench taxonomy).")
+	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, nil)
 }
 
 // groupRank orders groups in counts: timeout first (it outranks the
@@ -543,10 +541,8 @@ func writeCounts(opts *Options, runs []ClassifiedRun) error {
 	for _, k := range keys {
 		t.Rows = append(t.Rows, []string{k.agent, k.group, k.typ, strconv.Itoa(counts[k])})
 	}
-	if opts.Format == cmdutil.FormatCSV {
-		return t.WriteCSV(opts.IO.Out)
-	}
-	return t.WriteText(opts.IO.Out)
+	t.Cite(opts.IO, "Runs per agent and primary error type (RExBench taxonomy).")
+	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, nil)
 }
 
 func writeImplicit(opts *Options, runs []ClassifiedRun) error {
@@ -632,8 +628,6 @@ func writeImplicit(opts *Options, runs []ClassifiedRun) error {
 		t.Rows = append(t.Rows, []string{r.agent, strconv.Itoa(s.Annotations), strconv.Itoa(s.Runs), strconv.Itoa(s.Logic),
 			strconv.Itoa(s.Value), strconv.Itoa(s.Other), ratio, strconv.Itoa(s.Easy), strconv.Itoa(s.Medium), strconv.Itoa(s.Hard), strconv.Itoa(s.Unrated)})
 	}
-	if opts.Format == cmdutil.FormatCSV {
-		return t.WriteCSV(opts.IO.Out)
-	}
-	return t.WriteText(opts.IO.Out)
+	t.Cite(opts.IO, "Implicit errors per agent from the annotations: logic and value errors, their ratio, and difficulty.")
+	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, nil)
 }

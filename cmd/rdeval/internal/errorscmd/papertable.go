@@ -223,7 +223,7 @@ func paperTable(opts *Options) error {
 		return tab.WriteCSV(opts.IO.Out)
 	}
 	for i, t := range tabs {
-		if i > 0 {
+		if i > 0 && opts.Format != cmdutil.FormatLaTeX {
 			fmt.Fprintln(opts.IO.Out)
 		}
 		title := "framework: " + t.Framework
@@ -246,6 +246,13 @@ func paperTable(opts *Options) error {
 			row = append(row, cell(n))
 		}
 		tab.Rows = append(tab.Rows, row)
+		if opts.Format == cmdutil.FormatLaTeX {
+			tab.Cite(opts.IO, "Explicit errors per model, "+title+".").Source.Label = "tab:rdeval-errors-" + t.Framework
+			if err := tab.WriteLaTeX(opts.IO.Out); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := tab.WriteText(opts.IO.Out); err != nil {
 			return err
 		}

@@ -101,7 +101,7 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.Weighting != "equal" && opts.Weighting != "invsqrt" {
@@ -148,7 +148,7 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringVar(&opts.Weighting, "weighting", "invsqrt", "run weights: invsqrt (1/(runs on task·√tasks in family)) or equal (1/runs on task)")
 	fl.Float64Var(&opts.Regularization, "regularization", 0.1, "L2 penalty as sklearn's 1/C (METR's headline 0.1, C = 10)")
 	fl.IntVar(&opts.Boot, "boot", 1000, "hierarchical bootstrap replicates (0: no interval)")
@@ -318,9 +318,16 @@ func write(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTr
 		t.Rows = append(t.Rows, row)
 	}
 	var err error
-	if opts.Format == cmdutil.FormatCSV {
+	switch opts.Format {
+	case cmdutil.FormatCSV:
 		err = t.WriteCSV(opts.IO.Out)
-	} else {
+	case cmdutil.FormatLaTeX:
+		caption := fmt.Sprintf("Time horizons per agent: the task length (human minutes) at which the fitted logistic success curve crosses each level, with %g%% bootstrap intervals.", 100*opts.CI)
+		if trend != nil {
+			caption += fmt.Sprintf(" Doubling time over %d frontier agents: %s days [%s, %s].", len(trend.Agents), text(trend.DoublingDays), text(trend.CILow), text(trend.CIHigh))
+		}
+		return t.Cite(opts.IO, caption).Seeded(opts.Seed).WriteLaTeX(opts.IO.Out)
+	default:
 		err = t.WriteText(opts.IO.Out)
 	}
 	if err != nil || trend == nil {

@@ -114,7 +114,7 @@ from below X to ≥ X, with the statistic after each removal.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			switch opts.Stat {
@@ -168,7 +168,7 @@ from below X to ≥ X, with the statistic after each removal.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringVar(&opts.Stat, "stat", "scoreatk", "statistic: scoreatk (mean over tasks of score@k), success (final-success headline) or compare (A/B at a budget)")
 	fl.StringVar(&opts.A, "a", "", "--stat compare: group A, COLUMN=VALUE[;COLUMN=VALUE…]")
 	fl.StringVar(&opts.B, "b", "", "--stat compare: group B")
@@ -477,10 +477,18 @@ func write(opts *Options, res Result) error {
 		}
 		t.Rows = append(t.Rows, []string{r.Kind, r.RunID, r.TaskID, runs, cmdutil.Fixed4(r.Value), cmdutil.Fixed4(r.Without), cmdutil.Fixed4(r.Change), r.Flag, r.Agent})
 	}
-	if opts.Format == cmdutil.FormatCSV {
+	switch opts.Format {
+	case cmdutil.FormatCSV, cmdutil.FormatLaTeX:
 		// The first row is the statistic on all runs.
 		t.Rows = append([][]string{{"all", "", "", strconv.Itoa(res.Tasks), "", cmdutil.Fixed4(res.Estimate), "0.0000", "", ""}}, t.Rows...)
-		return t.WriteCSV(opts.IO.Out)
+		if opts.Format == cmdutil.FormatCSV {
+			return t.WriteCSV(opts.IO.Out)
+		}
+		caption := fmt.Sprintf("Influence on %s (%s; %d tasks, %d runs): the statistic without each run, task or agent (leave-one-out) and the change.", res.Stat, groupText(res.Group), res.Tasks, res.RunCount)
+		if res.Crossed != nil {
+			caption += fmt.Sprintf(" Threshold %s crossed: %t.", strconv.FormatFloat(opts.Threshold, 'g', -1, 64), *res.Crossed)
+		}
+		return t.Cite(opts.IO, caption).WriteLaTeX(opts.IO.Out)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s, %s: %s (%d tasks, %d runs)\n", res.Stat, groupText(res.Group), cmdutil.Fixed4(res.Estimate), res.Tasks, res.RunCount)
 	if res.Crossed != nil {

@@ -19,6 +19,11 @@ type IO struct {
 	// Quiet drops notes, warnings and progress (--quiet): what Warnf,
 	// Notef and Infof print. Errors, written to ErrOut directly, stay.
 	Quiet bool
+	// Args is the command line as run, "rdeval" first, and Version
+	// rdeval's version: output that records how it was made (a LaTeX
+	// table's comment line) cites them.
+	Args    []string
+	Version string
 }
 
 // Warnf prints "warning: " and the message on ErrOut, unless Quiet.

@@ -32,7 +32,7 @@ type Options struct {
 	Data     []string
 	Input    cmdutil.InputFlags
 	Format   string
-	Part     string // csv: cells or spread
+	Part     string // csv, latex: cells or spread
 	Boot     int
 	Seed     uint64
 	MaxCells int
@@ -122,7 +122,7 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 			if opts.Spec == "" {
 				return cmdutil.Usagef("--spec: give the multiverse spec (YAML)")
 			}
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.Part != "cells" && opts.Part != "spread" {
@@ -148,8 +148,8 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Spec, "spec", "", "multiverse spec (YAML)")
 	fl.StringSliceVar(&opts.Data, "data", nil, "inputs (override the spec's data:; not with a data choice)")
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
-	fl.StringVar(&opts.Part, "part", "cells", "csv: which table, cells or spread")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
+	fl.StringVar(&opts.Part, "part", "cells", "csv and latex: which table, cells or spread")
 	fl.IntVar(&opts.Boot, "boot", 1000, "bootstrap replicates per cell (0: no interval)")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed (the same for every cell)")
 	fl.IntVar(&opts.MaxCells, "max-cells", DefaultMaxCells, "refuse specs with more combinations than this")
@@ -368,6 +368,13 @@ func write(opts *Options, res *Result) error {
 		return cellTable.WriteCSV(w)
 	case cmdutil.FormatJSON:
 		return cmdutil.WriteJSON(w, jsonResult(opts, res))
+	case cmdutil.FormatLaTeX:
+		if opts.Part == "spread" {
+			spreadTable.Cite(opts.IO, fmt.Sprintf("Spread of %s per analyst choice: one choice varied, the others at their defaults; last row: every cell.", res.Stat)).Seeded(res.Seed).Source.Label = "tab:rdeval-multiverse-spread"
+			return spreadTable.WriteLaTeX(w)
+		}
+		return cellTable.Cite(opts.IO, fmt.Sprintf("%s under every combination of analyst choices (%d cells), with %d bootstrap replicates per cell; default (first value of every choice): %s [%s, %s].",
+			res.Stat, len(res.Cells), res.Boot, num(res.Default.Value), num(res.Default.Lo), num(res.Default.Hi))).Seeded(res.Seed).WriteLaTeX(w)
 	}
 	fmt.Fprintf(w, "Statistic: %s\n", res.Stat)
 	fmt.Fprintf(w, "Default (first value of every choice): %s [%s, %s]\n", num(res.Default.Value), num(res.Default.Lo), num(res.Default.Hi))

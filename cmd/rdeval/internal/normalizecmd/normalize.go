@@ -53,7 +53,7 @@ and score filled in, for the other commands to read.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.Missing != "null" && opts.Missing != "zero" {
@@ -72,7 +72,7 @@ and score filled in, for the other commands to read.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringVar(&opts.Missing, "missing", "null", "a run with no valid score: null, or zero")
 	fl.BoolVar(&opts.NoFloor, "no-floor", false, "keep scores below the starting solution negative")
 	fl.Float64Var(&opts.Floor, "floor", 0, "floor for normalized scores (0: the starting solution); ignored with --no-floor")
@@ -142,8 +142,6 @@ func write(opts *Options, res []study.NormalizedRun) error {
 		}
 		t.Rows = append(t.Rows, []string{r.RunID, r.Benchmark, r.Agent, r.TaskID, tl, r.Rule, textF(r.RawScore), textF(r.Score), r.Source})
 	}
-	if opts.Format == cmdutil.FormatCSV {
-		return t.WriteCSV(opts.IO.Out)
-	}
-	return t.WriteText(opts.IO.Out)
+	t.Cite(opts.IO, "Final raw score of each run by its task's rule, and its normalized score (y - y_start) / (y_ref - y_start), floored at 0.")
+	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, nil)
 }

@@ -87,7 +87,7 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
   rdeval power --pilot all_runs.jsonl --stat scoreatk --k 2 --where time_limit_s=1800 --a agent=o1-preview --b "agent=Claude 3.5 Sonnet (New)" --format csv`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Pilot = append(opts.Pilot, args...)
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.Stat != "success" && opts.Stat != "scoreatk" {
@@ -152,7 +152,7 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringArrayVar(&opts.Pilot, "pilot", nil, "pilot data: a file or folder of runs (repeatable; arguments count too)")
 	fl.StringVar(&opts.Stat, "stat", "success", "statistic: success (final-success rate) or scoreatk (mean over tasks of score@k)")
 	fl.IntVar(&opts.K, "k", 1, "k of score@k (--stat scoreatk)")
@@ -368,8 +368,11 @@ func writeTable(opts *Options, desc string, cells []analysis.PowerCell, closed [
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	if opts.Format == cmdutil.FormatCSV {
+	switch opts.Format {
+	case cmdutil.FormatCSV:
 		return t.WriteCSV(opts.IO.Out)
+	case cmdutil.FormatLaTeX:
+		return t.Cite(opts.IO, fmt.Sprintf("Simulated power (alpha %g) and expected confidence-interval half-width by runs per task and number of tasks: %s; %d simulated studies per cell, simulation error (power_se) at most %.4f.", opts.Alpha, desc, opts.Sims, maxSE)).Seeded(opts.Seed).WriteLaTeX(opts.IO.Out)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s\n%d simulated studies per cell, seed %d; simulation error (power_se) at most %.4f\n", desc, opts.Sims, opts.Seed, maxSE)
 	return t.WriteText(opts.IO.Out)

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -130,7 +131,7 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
   rdeval regress --data table.csv --table --formula "y ~ x1 + offset(log(exposure))" --ci profile`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.Data == "" && !opts.Input.Demo {
@@ -215,7 +216,7 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 	fl.StringVar(&opts.Offset, "offset", "", "offset column added to the linear predictor (R's offset =; adds to offset() terms)")
 	fl.StringVar(&opts.CI, "ci", study.CIWald, "GLM confidence intervals: wald (confint.default) or profile (profile likelihood, R 4.2's confint = MASS)")
 	fl.IntVar(&opts.MaxIter, "maxit", 25, "maximum IRLS iterations (R's glm.control maxit)")
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table or json")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or latex (the coefficients, and a mixed model's random effects, as booktabs tables)")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw a forest plot of the coefficients (without the intercept) with their 95% intervals to this .svg, .png or .pdf file")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
 	return cmd
@@ -535,7 +536,7 @@ func drawForest(opts *Options, res *study.RegressResult) error {
 }
 
 func writeTable(opts *Options, res study.RegressResult, fit *analysis.GLMFit) error {
-	w := opts.IO.Out
+	w, notes := fitNotes(opts)
 	link := "logit"
 	if fit.Family == analysis.Gaussian {
 		link = "identity"
@@ -567,8 +568,10 @@ func writeTable(opts *Options, res study.RegressResult, fit *analysis.GLMFit) er
 	for _, c := range fit.Coefs {
 		t.Rows = append(t.Rows, []string{c.Term, f(c.Estimate), f(c.SE), f(c.Stat), f(c.P), f(c.CILow), f(c.CIHigh)})
 	}
-	if err := t.WriteText(w); err != nil {
-		return err
+	if notes == nil {
+		if err := t.WriteText(w); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(w, "logLik %s  AIC %s  BIC %s  deviance %s on %d df  null deviance %s",
 		f(fit.LogLik), f(fit.AIC), f(fit.BIC), f(fit.Deviance), fit.DFResidual, f(fit.NullDeviance))
@@ -590,13 +593,31 @@ func writeTable(opts *Options, res study.RegressResult, fit *analysis.GLMFit) er
 	if len(res.Warnings) > 0 {
 		fmt.Fprintf(w, "%d warning(s): see above\n", len(res.Warnings))
 	}
+	if notes != nil {
+		return t.Cite(opts.IO, caption(notes)).WriteLaTeX(opts.IO.Out)
+	}
 	return nil
+}
+
+// fitNotes is where a fit's notes go (the lines around its tables):
+// stdout, or with --format latex a buffer (notes) for the caption.
+func fitNotes(opts *Options) (io.Writer, *strings.Builder) {
+	if opts.Format == cmdutil.FormatLaTeX {
+		b := &strings.Builder{}
+		return b, b
+	}
+	return opts.IO.Out, nil
+}
+
+// caption is the notes as one line.
+func caption(notes *strings.Builder) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(notes.String()), "\n", "; ")), " ")
 }
 
 // writeMixed prints a mixed model's fit as a table.
 func writeMixed(opts *Options, res *study.RegressResult) error {
 	fit := res.Mixed
-	w := opts.IO.Out
+	w, notes := fitNotes(opts)
 	kind := "GLMM binomial (logit link, Laplace approximation, as glmer nAGQ = 1)"
 	if fit.NAGQ > 1 {
 		kind = fmt.Sprintf("GLMM binomial (logit link, adaptive Gauss–Hermite quadrature with %d points, as glmer nAGQ = %d)", fit.NAGQ, fit.NAGQ)
@@ -626,17 +647,28 @@ func writeMixed(opts *Options, res *study.RegressResult) error {
 	for _, c := range fit.Coefficients {
 		t.Rows = append(t.Rows, []string{c.Term, fl(c.Estimate), fl(c.SE), fl(c.Z), fl(c.P), fl(c.CILow), fl(c.CIHigh)})
 	}
-	if err := t.WriteText(w); err != nil {
-		return err
+	if notes == nil {
+		if err := t.WriteText(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "random effects:")
 	}
-	fmt.Fprintln(w, "random effects:")
 	rt := cmdutil.Table{Header: []string{"group", "term", "variance", "sd"}}
 	for _, r := range fit.RandomEffects {
 		rt.Rows = append(rt.Rows, []string{r.Group, r.Term, fl(r.Variance), fl(r.SD)})
 	}
-	if err := rt.WriteText(w); err != nil {
-		return err
+	if notes == nil {
+		if err := rt.WriteText(w); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(w, "logLik %s  AIC %s  BIC %s  deviance %s (%s) on %d df\n", fl(fit.LogLik), fl(fit.AIC), fl(fit.BIC), fl(fit.Deviance), fit.DevianceKind, fit.DFResidual)
+	if notes != nil {
+		if err := t.Cite(opts.IO, "Fixed effects of the "+caption(notes)).WriteLaTeX(opts.IO.Out); err != nil {
+			return err
+		}
+		rt.Cite(opts.IO, "Random effects (variance and sd) of the "+res.Formula+" fit.").Source.Label = "tab:rdeval-regress-random"
+		return rt.WriteLaTeX(opts.IO.Out)
+	}
 	return nil
 }

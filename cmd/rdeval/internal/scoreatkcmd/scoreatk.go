@@ -2,6 +2,7 @@
 package scoreatkcmd
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/rdeval/rdeval/analysis"
@@ -78,11 +79,12 @@ score are left out and counted.`,
 		Example: `  rdeval scoreatk --demo --where benchmark=re-bench --k 1,4,16 --seed 1    # the embedded demo study
   rdeval scoreatk all_runs.jsonl --where benchmark=re-bench
   rdeval scoreatk study/ --k 1,2,4,8,16 --boot 10000 --seed 1 --format json
-  rdeval scoreatk study/ --by agent --where time_limit_s=1800 --format csv`,
+  rdeval scoreatk study/ --by agent --where time_limit_s=1800 --format csv
+  rdeval scoreatk --demo --where benchmark=re-bench --k 1,2 --format latex > scoreatk.tex   # booktabs table for a paper`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			for _, k := range opts.Ks {
@@ -120,7 +122,7 @@ score are left out and counted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.IntSliceVar(&opts.Ks, "k", nil, "values of k (default: powers of two up to the smallest task's run count in each group)")
 	fl.StringSliceVar(&opts.By, "by", []string{"agent", "time_limit_s"}, "group runs by these columns")
 	fl.IntVar(&opts.Boot, "boot", 10000, "bootstrap replicates (0: no interval)")
@@ -201,9 +203,10 @@ func write(opts *Options, res *study.ScoreAtKResult) error {
 		}
 		return cmdutil.WriteJSON(opts.IO.Out, out)
 	}
-	t := res.Table()
-	if opts.Format == cmdutil.FormatCSV {
-		return t.WriteCSV(opts.IO.Out)
+	method := opts.Method
+	if opts.BootUnit == "tasks" {
+		method = "percentile, tasks resampled"
 	}
-	return t.WriteText(opts.IO.Out)
+	t := res.Table().Cite(opts.IO, fmt.Sprintf("score@k: the mean over tasks of each task's expected best of k runs, with %g%% bootstrap intervals (%s, %d replicates).", 100*opts.CI, method, opts.Boot)).Seeded(opts.Seed)
+	return cmdutil.Emit(opts.IO.Out, opts.Format, t, nil)
 }

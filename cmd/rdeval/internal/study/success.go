@@ -55,13 +55,29 @@ func Success(ds *ingest.Dataset, p SuccessParams) (SuccessResult, error) {
 // Table is the result as rdeval success prints it (--format table or csv;
 // the report's success.csv): one row per task and one "all" row per cell.
 func (r *SuccessResult) Table() *cmdutil.Table {
-	t := &cmdutil.Table{Header: []string{"framework", "model", "hint_level", "task_id", "runs", "final_success", "execution_success", "file_recall", "final_ci_low", "final_ci_high", "final_sd_trials"}}
+	t := &cmdutil.Table{Header: []string{"framework", "model", "hint_level", "task_id", "runs", "final_success", "execution_success", "file_recall", "final_ci_low", "final_ci_high", "final_sd_trials"},
+		Intervals: []cmdutil.Interval{{Estimate: "final_success", Low: "final_ci_low", High: "final_ci_high"}}}
 	for _, c := range r.Cells {
 		k, sum := c.Key, c.Summary
 		for _, r := range c.Tasks {
 			t.Rows = append(t.Rows, []string{k.Framework, k.Model, k.Hint, r.Task, strconv.Itoa(r.Runs), cmdutil.Fixed4(r.Final), cmdutil.Fixed4(r.Exec), cmdutil.Fixed4(r.Recall), "", "", ""})
 		}
 		t.Rows = append(t.Rows, []string{k.Framework, k.Model, k.Hint, "all", strconv.Itoa(sum.Runs), cmdutil.Fixed4(sum.Final), cmdutil.Fixed4(sum.Exec), cmdutil.Fixed4(sum.Recall), cmdutil.Fixed4(sum.FinalLow), cmdutil.Fixed4(sum.FinalHigh), cmdutil.Fixed4(sum.FinalSD)})
+	}
+	return t
+}
+
+// Headline is RExBench's Table 5 (arXiv 2506.22598): one row per framework ×
+// model × hint level, with the mean over tasks of the per-task final
+// success, execution success and file recall, the first two with their
+// bootstrap intervals, and the sd across trials of the final success.
+func (r *SuccessResult) Headline() *cmdutil.Table {
+	t := &cmdutil.Table{Header: []string{"framework", "model", "hint_level", "tasks", "runs", "final_success", "final_ci_low", "final_ci_high", "execution_success", "execution_ci_low", "execution_ci_high", "file_recall"},
+		Intervals: []cmdutil.Interval{{Estimate: "final_success", Low: "final_ci_low", High: "final_ci_high"}, {Estimate: "execution_success", Low: "execution_ci_low", High: "execution_ci_high"}}}
+	for _, c := range r.Cells {
+		k, s := c.Key, c.Summary
+		t.Rows = append(t.Rows, []string{k.Framework, k.Model, k.Hint, strconv.Itoa(s.Tasks), strconv.Itoa(s.Runs), cmdutil.Fixed4(s.Final), cmdutil.Fixed4(s.FinalLow), cmdutil.Fixed4(s.FinalHigh),
+			cmdutil.Fixed4(s.Exec), cmdutil.Fixed4(s.ExecLow), cmdutil.Fixed4(s.ExecHigh), cmdutil.Fixed4(s.Recall)})
 	}
 	return t
 }

@@ -24,6 +24,9 @@ type Options struct {
 	CI       float64
 	Ablation bool
 	Baseline string
+	// Headline prints RExBench's Table 5: one row per framework × model ×
+	// hint level, no per-task rows.
+	Headline bool
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -44,17 +47,26 @@ File recall of a run is the source's file_recall, else |files_edited ∩ gold_fi
 Uncertainty on "all" rows: the sd across trials of the per-trial mean over tasks,
 and a percentile bootstrap over runs within tasks (seeded).
 
+--headline prints the paper's Table 5 itself: one row per framework × model ×
+hint level with final success and execution success, each with its bootstrap
+interval (one cell, "0.44 [0.38, 0.50]", in table and latex; separate columns in
+csv and json), and file recall.
+
 --ablation prints, per agent, each hint level's final success against a baseline
 level (--baseline no_hints) with the paired difference and its bootstrap CI.`,
 		Example: `  rdeval success --demo --where benchmark=rexbench --ablation          # the embedded demo study
   rdeval success study/ --where benchmark=rexbench
   rdeval success per_task_metrics.csv --format json
-  rdeval success study/ --ablation --format csv`,
+  rdeval success study/ --ablation --format csv
+  rdeval success --demo --where benchmark=rexbench --headline --format latex > table5.tex   # Table 5 for a paper`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
+			}
+			if opts.Headline && opts.Ablation {
+				return cmdutil.Usagef("--headline and --ablation: choose one")
 			}
 			if opts.Boot < 0 || !(opts.CI > 0 && opts.CI < 1) {
 				return cmdutil.Usagef("--boot must be ≥ 0 and --ci between 0 and 1")
@@ -66,12 +78,13 @@ level (--baseline no_hints) with the paired difference and its bootstrap CI.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.IntVar(&opts.Boot, "boot", 10000, "bootstrap replicates (0: no interval)")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
 	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level")
 	fl.BoolVar(&opts.Ablation, "ablation", false, "compare hint levels with --baseline per agent")
 	fl.StringVar(&opts.Baseline, "baseline", "no_hints", "hint level the ablation compares against")
+	fl.BoolVar(&opts.Headline, "headline", false, "print RExBench's Table 5: one row per framework × model × hint level, rates with their intervals")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
 	return cmd
 }
@@ -107,6 +120,10 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 	if err != nil {
 		return err
 	}
+	caption := fmt.Sprintf("Final success, execution success and file recall per framework, model and hint level: the mean over tasks of the per-task rates, with %g%% bootstrap intervals (runs resampled within tasks).", 100*opts.CI)
+	if opts.Headline {
+		return headline(opts, &res, caption)
+	}
 	var js []map[string]any
 	for _, c := range res.Cells {
 		k, sum := c.Key, c.Summary
@@ -118,7 +135,24 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 			"final_success": sum.Final, "execution_success": sum.Exec, "file_recall": cmdutil.JSONNum(sum.Recall), "final_ci_low": cmdutil.JSONNum(sum.FinalLow), "final_ci_high": cmdutil.JSONNum(sum.FinalHigh),
 			"execution_ci_low": cmdutil.JSONNum(sum.ExecLow), "execution_ci_high": cmdutil.JSONNum(sum.ExecHigh), "final_sd_trials": cmdutil.JSONNum(sum.FinalSD), "execution_sd_trials": cmdutil.JSONNum(sum.ExecSD), "tasks": sum.Tasks})
 	}
-	return cmdutil.Emit(opts.IO.Out, opts.Format, res.Table(), js)
+	return cmdutil.Emit(opts.IO.Out, opts.Format, res.Table().Cite(opts.IO, caption+` Rows "all": every task.`).Seeded(opts.Seed), js)
+}
+
+// headline prints Table 5: the "all" rows alone.
+func headline(opts *Options, res *study.SuccessResult, caption string) error {
+	t := res.Headline().Cite(opts.IO, caption).Seeded(opts.Seed)
+	var js []map[string]any
+	for _, c := range res.Cells {
+		k, s := c.Key, c.Summary
+		js = append(js, map[string]any{"framework": k.Framework, "model": k.Model, "hint_level": k.Hint, "tasks": s.Tasks, "runs": s.Runs,
+			"final_success": cmdutil.JSONNum(s.Final), "final_ci_low": cmdutil.JSONNum(s.FinalLow), "final_ci_high": cmdutil.JSONNum(s.FinalHigh),
+			"execution_success": cmdutil.JSONNum(s.Exec), "execution_ci_low": cmdutil.JSONNum(s.ExecLow), "execution_ci_high": cmdutil.JSONNum(s.ExecHigh),
+			"file_recall": cmdutil.JSONNum(s.Recall)})
+	}
+	if opts.Format == cmdutil.FormatTable {
+		return t.Joined().WriteText(opts.IO.Out)
+	}
+	return cmdutil.Emit(opts.IO.Out, opts.Format, t, js)
 }
 
 func ablation(opts *Options, cells map[study.CellKey][]analysis.OutcomeRun) error {
@@ -143,5 +177,6 @@ func ablation(opts *Options, cells map[study.CellKey][]analysis.OutcomeRun) erro
 	if len(js) == 0 {
 		return &cmdutil.BadInputError{Err: fmt.Errorf("no agent has both the baseline hint level %q and another level", opts.Baseline)}
 	}
+	t.Cite(opts.IO, fmt.Sprintf("Final success of each hint level against %s per framework and model: the paired difference with its %g%% bootstrap interval.", opts.Baseline, 100*opts.CI)).Seeded(opts.Seed)
 	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
 }

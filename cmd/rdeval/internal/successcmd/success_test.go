@@ -154,3 +154,98 @@ func TestAblationAndErrors(t *testing.T) {
 		t.Errorf("RE-Bench runs: %v", err)
 	}
 }
+
+// TestHeadlineTable5: --headline is Table 5 itself. On the paper's
+// per-task table it has the 42 rows of Table 5, in the paper's order of
+// columns, and its final and execution success printed to 2 decimals are
+// Table 5's (file recall is not: see TestTable5).
+func TestHeadlineTable5(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "..", "..", "shared", "anchors", "rexbench-paper-2506.22598v3")
+	table5 := readCSV(t, filepath.Join(dir, "table5_metrics_by_agent_hint.csv"))
+	out, stderr, err := runCmd(t, filepath.Join(dir, "per_task_metrics.csv"), "--headline", "--boot", "0", "--format", "csv")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeader := "framework,model,hint_level,tasks,runs,final_success,final_ci_low,final_ci_high,execution_success,execution_ci_low,execution_ci_high,file_recall"
+	if strings.Join(rows[0], ",") != wantHeader {
+		t.Fatalf("header %v", rows[0])
+	}
+	got := map[string][]string{}
+	for _, r := range rows[1:] {
+		got[r[0]+","+r[1]+","+r[2]] = r
+	}
+	if len(got) != 42 || len(rows) != 43 {
+		t.Fatalf("%d rows, want 42", len(rows)-1)
+	}
+	two := func(s string) string {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return strconv.FormatFloat(f, 'f', 2, 64)
+	}
+	for _, w := range table5[1:] {
+		g := got[w[0]+","+w[1]+","+w[2]]
+		if g == nil {
+			t.Errorf("no row %v", w[:3])
+			continue
+		}
+		if g[3] != "12" || g[4] != "60" {
+			t.Errorf("%v: %s tasks, %s runs; want 12 and 60", w[:3], g[3], g[4])
+		}
+		if two(g[5]) != two(w[3]) || two(g[8]) != two(w[4]) {
+			t.Errorf("%v: final %s exec %s; Table 5 %s %s", w[:3], g[5], g[8], w[3], w[4])
+		}
+	}
+}
+
+// TestHeadlineDemo: the headline rows are the "all" rows of the full output
+// (same seed, same numbers), one cell per rate and interval in the table
+// format, and --headline with --ablation is refused.
+func TestHeadlineDemo(t *testing.T) {
+	demo := filepath.Join("..", "demo", "data", "rexbench", "runs.jsonl")
+	full, _, err := runCmd(t, demo, "--boot", "500", "--seed", "3", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := allRows(t, full)
+	out, _, err := runCmd(t, demo, "--headline", "--boot", "500", "--seed", "3", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head []map[string]any
+	if err := json.Unmarshal([]byte(out), &head); err != nil {
+		t.Fatal(err)
+	}
+	if len(head) != len(all) || len(head) != 18 {
+		t.Fatalf("%d headline rows, %d all rows; want 18", len(head), len(all))
+	}
+	for _, h := range head {
+		a := all[fmt.Sprint(h["framework"], ",", h["model"], ",", h["hint_level"])]
+		for _, k := range []string{"final_success", "final_ci_low", "final_ci_high", "execution_success", "execution_ci_low", "execution_ci_high", "file_recall", "tasks", "runs"} {
+			if fmt.Sprint(h[k]) != fmt.Sprint(a[k]) {
+				t.Errorf("%v %s: headline %v, all row %v", h["model"], k, h[k], a[k])
+			}
+		}
+	}
+	table, _, err := runCmd(t, demo, "--headline", "--boot", "500", "--seed", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(table, "\n")
+	if !strings.Contains(lines[0], "final_success [CI]") || !strings.Contains(lines[0], "execution_success [CI]") {
+		t.Errorf("header: %q", lines[0])
+	}
+	h0 := head[0]
+	cell := fmt.Sprintf("%.2f [%.2f, %.2f]", h0["final_success"], h0["final_ci_low"], h0["final_ci_high"])
+	if !strings.Contains(lines[1], cell) {
+		t.Errorf("first row %q lacks %q", lines[1], cell)
+	}
+	if _, _, err := runCmd(t, demo, "--headline", "--ablation"); err == nil || !strings.Contains(err.Error(), "choose one") {
+		t.Errorf("--headline --ablation: %v", err)
+	}
+}
