@@ -27,11 +27,11 @@ type hzAgent struct {
 // every 5.4 months (a factor 65/3 in 24 months): 3, 6, 14, 30 and
 // 65 minutes.
 var hzAgents = []hzAgent{
-	{"react + model-p", "model-p", "2023-11-01", 3, 4, 1},
-	{"react + model-q", "model-q", "2024-05-01", 6, 6, 2},
-	{"react + model-r", "model-r", "2024-11-01", 14, 8, 3},
-	{"react + model-s", "model-s", "2025-05-01", 30, 10, 4},
-	{"react + model-t", "model-t", "2025-11-01", 65, 12, 5},
+	{"react model-p", "model-p", "2023-11-01", 3, 4, 1},
+	{"react model-q", "model-q", "2024-05-01", 6, 6, 2},
+	{"react model-r", "model-r", "2024-11-01", 14, 8, 3},
+	{"react model-s", "model-s", "2025-05-01", 30, 10, 4},
+	{"react model-t", "model-t", "2025-11-01", 65, 12, 5},
 }
 
 // hzFamilies are the horizon part's task families (fictional; each holds

@@ -1,6 +1,8 @@
 package figconfig
 
 import (
+	_ "embed"
+
 	"crypto/sha256"
 	"encoding/hex"
 
@@ -17,3 +19,14 @@ func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
+
+// demoStudyYAML is the figures config of the whole demo study: every
+// figure type on the part it suits. examples/demo-study.yaml is the same
+// file (TestDemoConfigIsExample).
+//
+//go:embed demo-study.yaml
+var demoStudyYAML []byte
+
+// DemoConfig is the demo study's figures config (demo-study.yaml): the
+// default report's figures. Its Path is "demo-study.yaml".
+func DemoConfig() (*Config, error) { return ParseConfig("demo-study.yaml", demoStudyYAML) }

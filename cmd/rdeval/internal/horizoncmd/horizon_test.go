@@ -232,7 +232,7 @@ func TestHorizonDemoRefused(t *testing.T) {
 	}
 	fitted := 0
 	for _, r := range rows {
-		if strings.HasPrefix(r["agent"].(string), "react + ") {
+		if strings.HasPrefix(r["agent"].(string), "react ") {
 			fitted++
 			for _, p := range []string{"p50", "p80"} {
 				v, _ := r[p+"_minutes"].(float64)
