@@ -94,7 +94,6 @@ p50 < 1e-3 or not finite) and reports the median and percentiles of the positive
 doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.`,
 		Example: `  rdeval horizon all_runs.jsonl     # METR's public runs (../shared/anchors/eval-analysis-public/*/data/external/)
   rdeval horizon --demo --where benchmark=hcast --boot 200 --seed 1     # the demo's synthetic time-horizon part: 5 agents × 32 tasks of 1 min–16 h
-  rdeval horizon --demo --where benchmark=hcast --release-dates cmd/rdeval/internal/demo/data/horizon/release_dates.yaml
   rdeval horizon all_runs.jsonl --weighting equal --boot 0 --format json
   rdeval horizon study/ --where agent=o1,GPT-4o --boot 10000 --seed 42 --quantiles 0.5,0.8,0.95
   rdeval horizon all_runs.jsonl --release-dates release_dates.yaml --format csv
