@@ -73,13 +73,7 @@ func writeHTML(path string, pg page) error {
 			fmt.Fprintf(&b, "%s. ", html.EscapeString(f.caption))
 		}
 		fmt.Fprintf(&b, "(<a href=\"figures/%s\">%s</a>)", html.EscapeString(f.file), html.EscapeString(f.file))
-		if len(f.warnings) > 0 {
-			b.WriteString("<ul>")
-			for _, w := range f.warnings {
-				fmt.Fprintf(&b, "<li class=\"warn\">%s</li>", html.EscapeString(w))
-			}
-			b.WriteString("</ul>")
-		}
+		writeWarnings(&b, f.warnings)
 		b.WriteString("</figcaption></figure>\n")
 	}
 	b.WriteString("<h2 id=\"warnings\">Warnings</h2>\n")
@@ -151,12 +145,26 @@ func writeHeadline(b *bytes.Buffer, h headline) {
 		fmt.Fprintf(b, " CSV: <a href=\"%s\">%s</a>.", html.EscapeString(h.file), html.EscapeString(h.file))
 	}
 	b.WriteString("</p>\n")
-	if len(h.warnings) > 0 {
-		b.WriteString("<ul>")
-		for _, w := range h.warnings {
-			fmt.Fprintf(b, "<li class=\"warn\">%s</li>", html.EscapeString(w))
-		}
-		b.WriteString("</ul>\n")
-	}
+	writeWarnings(b, h.warnings)
 	b.WriteString("</section>\n")
+}
+
+// maxWarningsShown is how many of a figure's or table's warnings are
+// listed under it; the rest are counted there and all are in Warnings.
+const maxWarningsShown = 5
+
+// writeWarnings lists a figure's or table's warnings under it.
+func writeWarnings(b *bytes.Buffer, ws []string) {
+	if len(ws) == 0 {
+		return
+	}
+	b.WriteString("<ul>")
+	for i, w := range ws {
+		if i == maxWarningsShown && len(ws) > maxWarningsShown+1 {
+			fmt.Fprintf(b, "<li class=\"warn\">and %d more (see <a href=\"#warnings\">Warnings</a>)</li>", len(ws)-maxWarningsShown)
+			break
+		}
+		fmt.Fprintf(b, "<li class=\"warn\">%s</li>", html.EscapeString(w))
+	}
+	b.WriteString("</ul>")
 }
