@@ -21,8 +21,8 @@ func sha256Hex(b []byte) string {
 }
 
 // demoStudyYAML is the figures config of the whole demo study: every
-// figure type on the part it suits. examples/demo-study.yaml is the same
-// file (TestDemoConfigIsExample).
+// figure type on the part it suits. examples/demo-study.yaml is a link to
+// this file (TestDemoConfigIsExample).
 //
 //go:embed demo-study.yaml
 var demoStudyYAML []byte

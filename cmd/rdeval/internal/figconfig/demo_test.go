@@ -8,15 +8,16 @@ import (
 )
 
 // TestDemoConfigIsExample: the default report's figures (the embedded
-// demo-study.yaml) are examples/demo-study.yaml, and they draw every
-// figure type the configs know, so a new type must be added there.
+// demo-study.yaml) are examples/demo-study.yaml (a link to it), and they
+// draw every figure type the configs know, so a new type must be added
+// there.
 func TestDemoConfigIsExample(t *testing.T) {
 	ex, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "examples", "demo-study.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(ex, demoStudyYAML) {
-		t.Errorf("examples/demo-study.yaml and cmd/rdeval/internal/figconfig/demo-study.yaml differ: keep them one file (copy the example over)")
+		t.Errorf("examples/demo-study.yaml is not cmd/rdeval/internal/figconfig/demo-study.yaml: keep it a link to that file")
 	}
 	cfg, err := DemoConfig()
 	if err != nil {
