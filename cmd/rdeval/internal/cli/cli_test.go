@@ -189,7 +189,7 @@ func TestReport(t *testing.T) {
 	}
 	// The ingested demo tables are readable by inspect.
 	code, stdout, _ := run(t, "inspect", "rdeval-report/data", "--format", "json")
-	if code != 0 || !strings.Contains(stdout, `"rows": 1710`) {
+	if code != 0 || !strings.Contains(stdout, `"rows": 2670`) {
 		t.Errorf("inspect of the report's data: %d\n%.300s", code, stdout)
 	}
 }

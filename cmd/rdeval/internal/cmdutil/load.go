@@ -29,8 +29,11 @@ type InputFlags struct {
 	TaskIDFrom string
 	ScoreMap   []string
 
-	// Demo reads the embedded demo study instead of PATH arguments.
-	Demo bool
+	// Demo reads the embedded demo study instead of PATH arguments:
+	// its RE-Bench and RExBench parts (demo.Load), or every part, the
+	// time-horizon one too, when DemoAll is set (demo.LoadAll).
+	Demo    bool
+	DemoAll bool
 }
 
 // AddInputFlags registers the input flags on cmd.
@@ -184,7 +187,11 @@ func (f *InputFlags) Read(inputs []string, opt ingest.Options) (*ingest.Dataset,
 	if len(inputs) > 0 {
 		return nil, Usagef("--demo reads the embedded demo study: give no input with it (got %s)", strings.Join(inputs, " "))
 	}
-	ds, err := demo.Load(opt)
+	load := demo.Load
+	if f.DemoAll {
+		load = demo.LoadAll
+	}
+	ds, err := load(opt)
 	if ds != nil && ds.Err() != nil {
 		return ds, nil
 	}

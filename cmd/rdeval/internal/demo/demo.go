@@ -19,6 +19,9 @@
 //
 // Files, relative to the root of [FS]:
 //
+//   - horizon/runs.jsonl: 960 METR all_runs.jsonl-shaped runs for time
+//     horizons (5 fictional agents × 32 tasks of 1 min to 16 h × 6 runs,
+//     benchmark hcast); horizon/release_dates.yaml: their release dates.
 //   - re-bench/runs.jsonl: 630 RE-Bench-shaped runs with the keys of METR's
 //     all_runs.jsonl (3 fictional agents × 7 tasks × 3 time limits, plus
 //     human baselines).
@@ -43,13 +46,15 @@ const Seed = 20261130
 
 // Paths of the embedded files, relative to the root of FS().
 const (
-	REBenchRunsPath        = "re-bench/runs.jsonl"
-	REBenchScoreLogPath    = "re-bench/score_log.jsonl"
-	REBenchExampleRunID    = "demo-human-001"
-	REBenchExampleScoreLog = "re-bench/runs/" + REBenchExampleRunID + "/score.log"
-	RExBenchTasksPath      = "rexbench/tasks.yaml"
-	RExBenchRunsPath       = "rexbench/runs.jsonl"
-	dataDir                = "data"
+	HorizonRunsPath         = "horizon/runs.jsonl"
+	HorizonReleaseDatesPath = "horizon/release_dates.yaml"
+	REBenchRunsPath         = "re-bench/runs.jsonl"
+	REBenchScoreLogPath     = "re-bench/score_log.jsonl"
+	REBenchExampleRunID     = "demo-human-001"
+	REBenchExampleScoreLog  = "re-bench/runs/" + REBenchExampleRunID + "/score.log"
+	RExBenchTasksPath       = "rexbench/tasks.yaml"
+	RExBenchRunsPath        = "rexbench/runs.jsonl"
+	dataDir                 = "data"
 )
 
 //go:embed data
@@ -69,6 +74,8 @@ func FS() fs.FS {
 // Files lists the paths of all embedded files, sorted.
 func Files() []string {
 	return []string{
+		HorizonReleaseDatesPath,
+		HorizonRunsPath,
 		REBenchRunsPath,
 		REBenchExampleScoreLog,
 		REBenchScoreLogPath,

@@ -66,8 +66,13 @@ func TestGenerateIsDeterministicAndSeedDependent(t *testing.T) {
 			t.Errorf("%s: two renders with the same seed differ", a[i].path)
 		}
 	}
-	if bytes.Equal(a[0].data, c[0].data) {
-		t.Errorf("%s: seeds 7 and 8 gave identical output", a[0].path)
+	for i := range a {
+		if a[i].path == HorizonReleaseDatesPath || a[i].path == RExBenchTasksPath {
+			continue // fixed, not drawn
+		}
+		if bytes.Equal(a[i].data, c[i].data) {
+			t.Errorf("%s: seeds 7 and 8 gave identical output", a[i].path)
+		}
 	}
 }
 
@@ -80,8 +85,9 @@ func TestEmbeddedSize(t *testing.T) {
 		}
 		total += len(b)
 	}
-	if total > 3_300_000 {
-		t.Errorf("embedded data is %d bytes; keep it near 3 MB", total)
+	// 3.04 MB of RE-Bench and RExBench runs, 0.43 MB of horizon runs.
+	if total > 3_600_000 {
+		t.Errorf("embedded data is %d bytes; keep it near 3.5 MB", total)
 	}
 }
 

@@ -61,6 +61,8 @@ func render(seed uint64) ([]genFile, error) {
 		return nil, err
 	}
 	files := []genFile{
+		{HorizonRunsPath, renderMETRRuns(buildHorizon(seed))},
+		{HorizonReleaseDatesPath, renderReleaseDates()},
 		{REBenchRunsPath, renderRERuns(rb)},
 		{REBenchExampleScoreLog, exampleCSV},
 		{REBenchScoreLogPath, renderREScoreLog(rb)},
@@ -322,6 +324,12 @@ type reRun struct {
 	Score        *float64 // normalized final score
 	EqualW       float64
 	InvSqrtW     float64
+	// The horizon part's runs end before their limit: DurationMs (> 0)
+	// is then the run's length, EndedBefore says it ended before the
+	// limit (no fatal_error_from), HumanSource overrides "baseline".
+	DurationMs  int64
+	EndedBefore bool
+	HumanSource string
 }
 
 type reStudy struct{ Runs []*reRun }
@@ -612,9 +620,12 @@ func genHumanRun(seed uint64, run *reRun) {
 	}
 }
 
-func renderRERuns(st *reStudy) []byte {
+func renderRERuns(st *reStudy) []byte { return renderMETRRuns(st.Runs) }
+
+// renderMETRRuns writes runs as METR's all_runs.jsonl lines.
+func renderMETRRuns(runs []*reRun) []byte {
 	var w bytes.Buffer
-	for _, r := range st.Runs {
+	for _, r := range runs {
 		var o jsonObj
 		o.str("run_id", r.ID)
 		o.str("task_id", r.Task.ID)
@@ -631,15 +642,23 @@ func renderRERuns(st *reStudy) []byte {
 		}
 		o.int("time_limit", int64(r.Limit))
 		o.int("started_at", r.StartMs)
-		o.int("completed_at", r.StartMs+int64(r.Limit)*1000+r.PauseMs)
-		if r.Human {
+		if r.DurationMs > 0 {
+			o.int("completed_at", r.StartMs+r.DurationMs)
+		} else {
+			o.int("completed_at", r.StartMs+int64(r.Limit)*1000+r.PauseMs)
+		}
+		if r.Human || r.EndedBefore {
 			o.null("fatal_error_from")
 		} else {
 			o.str("fatal_error_from", "usageLimits")
 		}
 		o.num("human_minutes", r.Task.HumanMinutes)
 		o.null("human_score")
-		o.str("human_source", "baseline")
+		if r.HumanSource != "" {
+			o.str("human_source", r.HumanSource)
+		} else {
+			o.str("human_source", "baseline")
+		}
 		o.num("dollar_equivalent", r.Dollars)
 		if r.Human {
 			o.null("total_tokens")

@@ -1,10 +1,12 @@
 package figconfig
 
 import (
+	"io/fs"
 	"math"
 	"time"
 
 	"github.com/rdeval/rdeval/analysis"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"gonum.org/v1/plot"
@@ -130,7 +132,7 @@ const bandSteps = 48
 
 type horizonTrendOptions struct {
 	horizonFitOptions `yaml:",inline"`
-	ReleaseDates      string `yaml:"release_dates"` // YAML agent: YYYY-MM-DD, relative to the config (required)
+	ReleaseDates      string `yaml:"release_dates"` // YAML agent: YYYY-MM-DD, relative to the config (required; with demo: true the demo's by default)
 }
 
 func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
@@ -138,19 +140,31 @@ func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	if err := opts.defaults(c); err != nil {
 		return nil, nil, err
 	}
-	if opts.ReleaseDates == "" {
-		return nil, nil, c.optErr("options.release_dates: required (a YAML file of agent: YYYY-MM-DD, relative to the config)")
+	var dates map[string]time.Time
+	switch {
+	case opts.ReleaseDates == "" && c.cfg.Demo:
+		// The demo's own release dates (its time-horizon part's agents).
+		b, err := fs.ReadFile(demo.FS(), demo.HorizonReleaseDatesPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		if dates, err = study.ParseReleaseDates("demo:"+demo.HorizonReleaseDatesPath, b); err != nil {
+			return nil, nil, err
+		}
+		c.extra = append(c.extra, InputRecord{Path: "demo:" + demo.HorizonReleaseDatesPath, SHA256: sha256Hex(b)})
+	case opts.ReleaseDates == "":
+		return nil, nil, c.optErr("options.release_dates: required (a YAML file of agent: YYYY-MM-DD, relative to the config; with demo: true the demo's by default)")
+	default:
+		var err error
+		if dates, err = study.ReadReleaseDates(c.cfg.resolve(opts.ReleaseDates)); err != nil {
+			return nil, nil, c.optErr("release_dates: %v", err)
+		}
+		rec, err := recordFile(c.cfg, opts.ReleaseDates)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.extra = append(c.extra, rec)
 	}
-	path := c.cfg.resolve(opts.ReleaseDates)
-	dates, err := study.ReadReleaseDates(path)
-	if err != nil {
-		return nil, nil, c.optErr("release_dates: %v", err)
-	}
-	rec, err := recordFile(c.cfg, opts.ReleaseDates)
-	if err != nil {
-		return nil, nil, err
-	}
-	c.extra = append(c.extra, rec)
 	res, trend, err := horizons(c, &opts.horizonFitOptions, c.boot, dates, nil)
 	if err != nil {
 		return nil, nil, err
@@ -192,5 +206,8 @@ func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	p, err := figures.HorizonTrendFigure(c.title("50% time horizon by release date"), "p50 horizon", pts, tr)
 	params := opts.params()
 	params["release_dates"] = opts.ReleaseDates
+	if opts.ReleaseDates == "" {
+		params["release_dates"] = "demo:" + demo.HorizonReleaseDatesPath
+	}
 	return p, params, err
 }

@@ -108,9 +108,11 @@ type forestOptions struct {
 	Cluster string `yaml:"cluster"` // cluster column for CR1 standard errors
 }
 
-// runsTable is the figure's runs as a formula table with the task columns
-// gold_lines_changed and gold_files_n added (empty when unknown).
-func runsTable(ds *ingest.Dataset) formula.Table {
+// RunsTable is the figure's runs as a formula table (study.RunsTable) with
+// the task columns gold_lines_changed and gold_files_n joined on
+// (benchmark, task_id), empty when unknown; the report's regression table
+// reads it too.
+func RunsTable(ds *ingest.Dataset) formula.Table {
 	tab := study.RunsTable(ds)
 	type key struct{ b, t string }
 	tasks := map[key]*ingest.Task{}
@@ -164,7 +166,7 @@ func drawForest(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		return nil, nil, c.optErr("%v", err)
 	}
 	opts.Family = family
-	res, err := fitGLM(c, opts.Formula, opts.Family, opts.Cluster, runsTable(c.ds))
+	res, err := fitGLM(c, opts.Formula, opts.Family, opts.Cluster, RunsTable(c.ds))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -255,7 +257,7 @@ func drawGoldLines(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 			cur.Points = append(cur.Points, plotter.XY{X: x, Y: tr.Final})
 			cur.XMin, cur.XMax = math.Min(cur.XMin, x), math.Max(cur.XMax, x)
 		}
-		res, err := fitGLM(c, opts.Outcome+" ~ gold_lines_changed", "binomial", "", runsTable(&sub))
+		res, err := fitGLM(c, opts.Outcome+" ~ gold_lines_changed", "binomial", "", RunsTable(&sub))
 		if err != nil {
 			c.warnf("%s: %v", label, err)
 			cur.Intercept, cur.Slope = math.NaN(), math.NaN()

@@ -169,7 +169,7 @@ func TestIndexProvenance(t *testing.T) {
 				t.Errorf("%s: sha256 %s recorded, file %s (%v)", file.Name, file.SHA256, hexSum(b), err)
 			}
 		}
-		if len(f.Inputs) != 4 || !strings.HasPrefix(f.Inputs[0].Path, "demo:") || len(f.Inputs[0].SHA256) != 64 {
+		if len(f.Inputs) != 5 || !strings.HasPrefix(f.Inputs[0].Path, "demo:") || len(f.Inputs[0].SHA256) != 64 {
 			t.Errorf("%s: inputs %+v", f.ID, f.Inputs)
 		}
 		if f.Seed != 1 || f.Boot != 2000 || f.CI != 0.95 {

@@ -93,7 +93,7 @@ Its interval refits the same agents on each bootstrap replicate (leaving out
 p50 < 1e-3 or not finite) and reports the median and percentiles of the positive
 doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.`,
 		Example: `  rdeval horizon all_runs.jsonl     # METR's public runs (../shared/anchors/eval-analysis-public/*/data/external/)
-  rdeval horizon --demo --boot 200 --seed 1     # the demo study: only its RE-Bench runs have human minutes (7 tasks of 417–653 min), no horizon can be fitted on them, and every one is refused
+  rdeval horizon --demo --where benchmark=hcast --boot 200 --seed 1     # the demo's synthetic time-horizon part: 5 agents × 32 tasks of 1 min–16 h
   rdeval horizon all_runs.jsonl --weighting equal --boot 0 --format json
   rdeval horizon study/ --where agent=o1,GPT-4o --boot 10000 --seed 42 --quantiles 0.5,0.8,0.95
   rdeval horizon all_runs.jsonl --release-dates release_dates.yaml --format csv
@@ -160,6 +160,7 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 	fl.StringVar(&opts.ReleaseDates, "release-dates", "", "YAML file of agent: YYYY-MM-DD release dates; adds the doubling-time trend")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw p50 against release date with the trend to this .svg, .png or .pdf file (needs --release-dates)")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
+	opts.Input.DemoAll = true // --demo: with the demo's time-horizon part
 	return cmd
 }
 

@@ -214,10 +214,13 @@ func TestHorizonMETR(t *testing.T) {
 	}
 }
 
-// TestHorizonDemoRefused (issue 24): the demo study's only runs with human
-// minutes are its RE-Bench runs on 7 tasks of 417–653 min, on which no
-// horizon can be fitted (one agent's p50 was 2.8e-145 min, the others' slopes
-// are positive). Every horizon is refused, with a reason, and none printed.
+// TestHorizonDemoRefused (issue 24): the demo study's RE-Bench runs have
+// human minutes on 7 tasks of 417–653 min only, on which no horizon can be
+// fitted (one agent's p50 was 2.8e-145 min, the others' slopes are
+// positive): those horizons are refused, with a reason, and none printed.
+// Its time-horizon part (benchmark hcast, tasks of 1 min–16 h) gives every
+// one of its agents a p50 and p80 inside the task lengths, with an interval
+// around it.
 func TestHorizonDemoRefused(t *testing.T) {
 	out, stderr, err := runCmd(t, "--demo", "--boot", "50", "--seed", "1", "--format", "json")
 	if err != nil {
@@ -227,7 +230,20 @@ func TestHorizonDemoRefused(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err, out)
 	}
+	fitted := 0
 	for _, r := range rows {
+		if strings.HasPrefix(r["agent"].(string), "react ") {
+			fitted++
+			for _, p := range []string{"p50", "p80"} {
+				v, _ := r[p+"_minutes"].(float64)
+				lo, _ := r[p+"_ci_low"].(float64)
+				hi, _ := r[p+"_ci_high"].(float64)
+				if !(v > 0.1 && v < 16*60) || !(lo < v && v < hi) {
+					t.Errorf("%s: %s = %v [%v, %v]: want a horizon inside the tasks' lengths with its interval around it", r["agent"], p, r[p+"_minutes"], r[p+"_ci_low"], r[p+"_ci_high"])
+				}
+			}
+			continue
+		}
 		for _, p := range []string{"p50", "p80"} {
 			if r[p+"_minutes"] != nil || r[p+"_ci_low"] != nil {
 				t.Errorf("%s: %s = %v printed", r["agent"], p, r[p+"_minutes"])
@@ -239,6 +255,9 @@ func TestHorizonDemoRefused(t *testing.T) {
 		if _, ok := r["boot_skipped_share"].(float64); !ok {
 			t.Errorf("%s: no boot_skipped_share", r["agent"])
 		}
+	}
+	if fitted != 5 || len(rows) != 8 {
+		t.Errorf("%d agents, %d of the horizon part; want 3 RE-Bench agents and 5", len(rows), fitted)
 	}
 	if !strings.Contains(stderr, "refused") || !strings.Contains(stderr, "an extrapolation of the fit") {
 		t.Errorf("stderr:\n%s", stderr)

@@ -56,12 +56,26 @@ func chromium(t *testing.T, bin string, extra ...string) []byte {
 
 // checkScript runs in the page after it loaded and writes what it found
 // into <pre id="rdeval-check"> as JSON: the number of report figures, of
-// images, and every problem — a figure without an inline SVG, an SVG with
-// a zero-size box on the page, a drawing whose bounding box is empty or
-// that has fewer than 10 drawn elements, and any image that did not load.
+// headline tables, of images, and every problem — a figure without an
+// inline SVG, an SVG with a zero-size box on the page, a drawing whose
+// bounding box is empty or that has fewer than 10 drawn elements, a
+// headline table without rows, any image that did not load, and anything
+// wider than the window (the page scrolls sideways) or reaching past the
+// body's right edge.
 const checkScript = `<script>
 window.addEventListener('load', function () {
-  var out = {figures: 0, images: 0, problems: []};
+  var out = {figures: 0, tables: 0, images: 0, problems: []};
+  var right = document.body.getBoundingClientRect().right + 1;
+  if (document.documentElement.scrollWidth > window.innerWidth) out.problems.push('page overflows: ' + document.documentElement.scrollWidth + ' px wide in a ' + window.innerWidth + ' px window');
+  document.querySelectorAll('figure svg, table, pre, p, li').forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (r.right > right) out.problems.push((e.closest('[id]') ? e.closest('[id]').id + ' ' : '') + e.tagName.toLowerCase() + ' overflows: right edge ' + Math.round(r.right) + ' > ' + Math.round(right));
+  });
+  var tabs = document.querySelectorAll('section.rdeval-table');
+  out.tables = tabs.length;
+  tabs.forEach(function (s) {
+    if (s.querySelectorAll('table tr').length < 2) out.problems.push(s.id + ': no table rows');
+  });
   var figs = document.querySelectorAll('figure.rdeval-figure');
   out.figures = figs.length;
   figs.forEach(function (f) {
@@ -88,6 +102,7 @@ window.addEventListener('load', function () {
 
 type pageCheck struct {
 	Figures  int      `json:"figures"`
+	Tables   int      `json:"tables"`
 	Images   int      `json:"images"`
 	Problems []string `json:"problems"`
 }
@@ -95,11 +110,12 @@ type pageCheck struct {
 var checkRE = regexp.MustCompile(`(?s)<pre id="rdeval-check">(.*?)</pre>`)
 
 // checkPage copies page (keeping its folder, so relative links resolve)
-// with checkScript added, loads it in Chromium with --dump-dom (and
-// --screenshot=shot when shot is not "", in the same start) and returns
+// with checkScript added, loads it in Chromium with --dump-dom in a window
+// width px wide (and --screenshot=shot when shot is not "", in the same
+// start, then width must be 1200) and returns
 // the script's findings. It fails the test when the script's output is
 // missing, so a page that did not load or run cannot pass.
-func checkPage(t *testing.T, bin, page, shot string) pageCheck {
+func checkPage(t *testing.T, bin, page, shot string, width int) pageCheck {
 	t.Helper()
 	b, err := os.ReadFile(page)
 	if err != nil {
@@ -115,9 +131,9 @@ func checkPage(t *testing.T, bin, page, shot string) pageCheck {
 		t.Fatal(err)
 	}
 	defer os.Remove(test)
-	args := []string{"--virtual-time-budget=10000", "--dump-dom"}
+	args := []string{"--virtual-time-budget=10000", "--dump-dom", fmt.Sprintf("--window-size=%d,2400", width)}
 	if shot != "" {
-		args = append(args, "--window-size=1200,2400", "--screenshot="+shot)
+		args = append(args, "--screenshot="+shot)
 	}
 	dom := chromium(t, bin, append(args, "file://"+test)...)
 	m := checkRE.FindSubmatch(dom)
@@ -210,8 +226,10 @@ func TestScreenshotCheckCatchesBlankPages(t *testing.T) {
 // study config, opens each index.html in headless Chromium, takes a
 // screenshot and checks that every figure rendered (as many figures as
 // the page holds, each a non-empty inline SVG with a non-zero box, no
-// broken image). One Chromium start per page; the config report is
-// skipped in -short mode.
+// broken image) and every headline table has rows; the demo report is
+// loaded again in a window of print width (A4, 794 px) where nothing may
+// overflow. One Chromium start per check; the config report is skipped
+// in -short mode.
 func TestReportInChromium(t *testing.T) {
 	bin := chromiumPath(t)
 	for _, tc := range []struct {
@@ -234,18 +252,30 @@ func TestReportInChromium(t *testing.T) {
 			page := filepath.Join(dir, "index.html")
 			b, _ := os.ReadFile(page)
 			want := bytes.Count(b, []byte(`<figure class="rdeval-figure"`))
-			if want < 5 {
-				t.Fatalf("the report holds %d figures", want)
+			wantTables := bytes.Count(b, []byte(`<section class="rdeval-table"`))
+			if want < 14 || wantTables < 5 {
+				t.Fatalf("the report holds %d figures and %d tables; want the 14 of the demo config and 5 headline tables", want, wantTables)
 			}
-			shot := filepath.Join(t.TempDir(), "report.png")
-			c := checkPage(t, bin, page, shot)
-			if c.Figures != want {
-				t.Errorf("Chromium saw %d figures, the page has %d", c.Figures, want)
+			widths := []int{1200}
+			if tc.name == "demo" {
+				widths = append(widths, 794)
 			}
-			for _, p := range c.Problems {
-				t.Errorf("not rendered: %s", p)
+			for _, w := range widths {
+				shot := ""
+				if w == 1200 {
+					shot = filepath.Join(t.TempDir(), "report.png")
+				}
+				c := checkPage(t, bin, page, shot, w)
+				if c.Figures != want || c.Tables != wantTables {
+					t.Errorf("%d px: Chromium saw %d figures and %d tables, the page has %d and %d", w, c.Figures, c.Tables, want, wantTables)
+				}
+				for _, p := range c.Problems {
+					t.Errorf("%d px: %s", w, p)
+				}
+				if shot != "" {
+					checkScreenshot(t, shot)
+				}
 			}
-			checkScreenshot(t, shot)
 		})
 	}
 }
@@ -266,7 +296,7 @@ func TestChromiumCheckCatchesBrokenFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(b)
-	figRE := regexp.MustCompile(`(?s)<figure class="rdeval-figure" id="([^"]+)">(<svg.*?</svg>)`)
+	figRE := regexp.MustCompile(`(?s)<figure class="rdeval-figure"[^>]* id="([^"]+)">(<svg.*?</svg>)`)
 	ms := figRE.FindAllStringSubmatch(s, -1)
 	if len(ms) < 3 {
 		t.Fatalf("%d figures", len(ms))
@@ -279,7 +309,7 @@ func TestChromiumCheckCatchesBrokenFigures(t *testing.T) {
 	if err := os.WriteFile(broken, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := checkPage(t, bin, broken, "")
+	c := checkPage(t, bin, broken, "", 1200)
 	got := strings.Join(c.Problems, "\n")
 	for _, want := range []string{
 		empty + ": empty drawing",

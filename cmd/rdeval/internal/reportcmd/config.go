@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/ingest"
 )
@@ -26,6 +27,28 @@ func RunConfig(opts *Options) error {
 		}
 		return &cmdutil.UsageError{Err: err}
 	}
+	source := fmt.Sprintf("the study of %s", filepath.Base(cfg.Path))
+	if cfg.Demo {
+		source = fmt.Sprintf("the embedded demo study (synthetic), figures of %s", filepath.Base(cfg.Path))
+	}
+	return runConfig(opts, cfg, source)
+}
+
+// runDemo writes the default report: the embedded demo study with the
+// demo's figures config (figconfig.DemoConfig, = examples/demo-study.yaml),
+// through the same code as --config.
+func runDemo(opts *Options) error {
+	cfg, err := figconfig.DemoConfig()
+	if err != nil {
+		return err
+	}
+	return runConfig(opts, cfg, fmt.Sprintf("the embedded demo study (synthetic; seed %d)", demo.Seed))
+}
+
+// runConfig writes the report of cfg: its data, the tables, its figures
+// and the headline tables (headlines), all computed before anything is
+// written.
+func runConfig(opts *Options, cfg *figconfig.Config, source string) error {
 	if opts.PNG && !containsStr(cfg.Formats, "png") {
 		cfg.Formats = append(cfg.Formats, "png")
 	}
@@ -37,10 +60,24 @@ func RunConfig(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	source := fmt.Sprintf("the study of %s", filepath.Base(cfg.Path))
-	if cfg.Demo {
-		source = fmt.Sprintf("the embedded demo study (synthetic), figures of %s", filepath.Base(cfg.Path))
+	set := headlineSettings{boot: figconfig.DefaultBoot, seed: figconfig.DefaultSeed, ci: figconfig.DefaultCI}
+	if cfg.Boot != nil {
+		set.boot = *cfg.Boot
 	}
+	if cfg.Seed != nil {
+		set.seed = *cfg.Seed
+	}
+	if cfg.CI != nil {
+		set.ci = *cfg.CI
+	}
+	if cfg.Demo {
+		if set.dates, err = demoReleaseDates(); err != nil {
+			return err
+		}
+		set.horizonBench = "hcast" // the demo's time-horizon part, as its horizon figures
+
+	}
+	heads := headlines(ds, set)
 	var warnings []string
 	for _, w := range ds.Warnings {
 		warnings = append(warnings, w.String())
@@ -53,7 +90,7 @@ func RunConfig(opts *Options) error {
 		if len(d.Files) > 0 {
 			file = d.Files[0].Name
 		}
-		figs = append(figs, drawnFigure{id: d.ID, file: file, title: d.Title + " — " + d.Caption, svg: d.SVG})
+		figs = append(figs, drawnFigure{id: d.ID, file: file, title: d.Title, caption: d.Caption, svg: d.SVG, wide: d.Width == "two", warnings: d.Warnings})
 		params, err := json.Marshal(d.Parameters)
 		if err != nil {
 			return err
@@ -63,17 +100,39 @@ func RunConfig(opts *Options) error {
 			warnings = append(warnings, "figure "+d.ID+": "+w)
 		}
 	}
+	for _, h := range heads {
+		for _, w := range h.warnings {
+			warnings = append(warnings, "table "+h.file+": "+w)
+		}
+	}
 	tables := []struct {
-		name string
-		t    *cmdutil.Table
-	}{{"groups.csv", groupTable(ds)}, {"scores.csv", scoreTable(ds.Runs)}}
+		name, what string
+		t          *cmdutil.Table
+	}{{"groups.csv", "runs per benchmark × agent × time limit × task", groupTable(ds)},
+		{"scores.csv", "mean normalized score per benchmark × agent × time limit", scoreTable(ds.Runs)}}
+	if ot := outcomeTable(ds.Runs); len(ot.Rows) > 0 {
+		tables = append(tables, struct {
+			name, what string
+			t          *cmdutil.Table
+		}{"rexbench_outcomes.csv", "RExBench outcomes and success rates per agent × hint level", ot})
+	}
+	for _, h := range heads {
+		if h.csv != nil {
+			tables = append(tables, struct {
+				name, what string
+				t          *cmdutil.Table
+			}{h.file, h.title, h.csv})
+		}
+	}
 	csvs := make([][]byte, len(tables))
+	var tableNames []string
 	for i, t := range tables {
 		var b bytes.Buffer
 		if err := t.t.WriteCSV(&b); err != nil {
 			return err
 		}
 		csvs[i] = b.Bytes()
+		tableNames = append(tableNames, t.name)
 	}
 
 	m, err := ingest.WriteDataset(filepath.Join(opts.OutDir, "data"), ds, ingest.WriteOptions{Version: opts.Version, Args: opts.Args})
@@ -89,9 +148,10 @@ func RunConfig(opts *Options) error {
 		return err
 	}
 	pg := page{source: source, version: opts.Version, synthetic: cfg.Demo, figs: figs, inputs: m.Inputs, warnings: warnings,
-		tables: []string{"groups.csv", "scores.csv"}, figureRows: rows,
+		tables: tableNames, figureRows: rows, headlines: heads,
 		provenance: [][2]string{{"rdeval version", opts.Version}, {"schema version", ingest.SchemaVersion},
 			{"config", filepath.Base(cfg.Path) + " (sha256 " + cfg.SHA256 + ")"},
+			{"bootstrap", fmt.Sprintf("B = %d replicates, seed %d, %g%% percentile intervals (figures: per figure, see figures/index.json)", set.boot, set.seed, 100*set.ci)},
 			{"figures", "figures/index.json: per figure its inputs' sha256, parameters, seed and B"}}}
 	if err := writeHTML(filepath.Join(opts.OutDir, "index.html"), pg); err != nil {
 		return err
@@ -99,8 +159,13 @@ func RunConfig(opts *Options) error {
 	var readme bytes.Buffer
 	fmt.Fprintf(&readme, "# rdeval report\n\nSource: %s.\nrdeval version: %s; schema version %s.\nConfig: %s (sha256 `%s`).\n\n",
 		source, opts.Version, ingest.SchemaVersion, filepath.Base(cfg.Path), cfg.SHA256)
+	if cfg.Demo {
+		readme.WriteString("**The demo data are synthetic**: drawn from a documented toy model, not real benchmark results.\n\n")
+	}
 	readme.WriteString("| file | what |\n|---|---|\n| data/ | runs, score_log and tasks tables (Parquet) with manifest.json |\n")
-	readme.WriteString("| groups.csv | runs per benchmark × agent × time limit × task |\n| scores.csv | mean normalized score per benchmark × agent × time limit |\n")
+	for _, t := range tables {
+		fmt.Fprintf(&readme, "| %s | %s (%d rows) |\n", t.name, t.what, len(t.t.Rows))
+	}
 	for _, d := range drawn {
 		for _, f := range d.Files {
 			fmt.Fprintf(&readme, "| figures/%s | %s |\n", f.Name, d.Caption)
@@ -120,7 +185,7 @@ func RunConfig(opts *Options) error {
 	if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, "README.md"), readme.Bytes()); err != nil {
 		return err
 	}
-	opts.IO.Infof("wrote %s (%d runs, %d figures, %d warnings from %s)", opts.OutDir, len(ds.Runs), len(drawn), len(warnings), source)
+	opts.IO.Infof("wrote %s (%d runs, %d figures, %d tables, %d warnings from %s)", opts.OutDir, len(ds.Runs), len(drawn), len(heads), len(warnings), source)
 	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "index.html"))
 	return nil
 }

@@ -109,7 +109,10 @@ func fileSafe(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s,
 // under figures/, svg its SVG for the page.
 type drawnFigure struct {
 	id, file, title string
+	caption         string // what the figure shows (its kind's description)
 	svg             []byte
+	wide            bool     // two columns wide
+	warnings        []string // the figure's own warnings, shown under it
 }
 
 func sortedLabels[V any](m map[string]V) []string {
@@ -201,7 +204,7 @@ func (f *figureData) write(dir string) ([]drawnFigure, error) {
 		if err := cmdutil.WriteFileAtomic(filepath.Join(dir, s.file), b.Bytes()); err != nil {
 			return nil, err
 		}
-		out = append(out, drawnFigure{id: strings.TrimSuffix(s.file, ".svg"), file: s.file, title: s.title, svg: b.Bytes()})
+		out = append(out, drawnFigure{id: strings.TrimSuffix(s.file, ".svg"), file: s.file, title: s.title, svg: b.Bytes(), wide: s.wide})
 	}
 	return out, nil
 }

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/spf13/cobra"
 )
@@ -93,5 +95,69 @@ func TestSmallN(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("smallN:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestReportDemo (issue 24): the default report is the demo's figures
+// config (every figure type) through the --config code, with the headline
+// tables in the page, each also written as CSV and linked from it, and
+// every figure's caption and warnings under it.
+func TestReportDemo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	if err := runReport(t, &Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	cfg, err := figconfig.DemoConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range cfg.Figures {
+		if !strings.Contains(page, `id="`+f.ID+`"><svg`) {
+			t.Errorf("figure %s (%s) is not on the page", f.ID, f.Type)
+		}
+	}
+	if n := strings.Count(page, `<figure class="rdeval-figure`); n != len(cfg.Figures) {
+		t.Errorf("%d figures on the page, %d in the demo config", n, len(cfg.Figures))
+	}
+	// The forest's warning is under the forest figure, not only in the list.
+	fi := strings.Index(page, `id="forest"><svg`)
+	if fi < 0 || !strings.Contains(page[fi:fi+strings.Index(page[fi:], "</figure>")], "only 12 clusters") {
+		t.Errorf("the forest figure's warning is not under it")
+	}
+	for _, h := range []struct{ id, csv, cell string }{
+		{"table-scoreatk", "scoreatk.csv", "score@k [CI]"},
+		{"table-allocation", "allocation.csv", "32 h"},
+		{"table-success", "success.csv", "final success [CI]"},
+		{"table-regression", "regression.csv", "scale(gold_lines_changed)"},
+		{"table-horizons", "horizons.csv", "Doubling time"},
+	} {
+		i := strings.Index(page, `<section class="rdeval-table" id="`+h.id+`">`)
+		if i < 0 {
+			t.Errorf("table %s is not on the page", h.id)
+			continue
+		}
+		sec := page[i : i+strings.Index(page[i:], "</section>")]
+		if !strings.Contains(sec, h.cell) || !strings.Contains(sec, `<a href="`+h.csv+`">`) || strings.Count(sec, "<tr>") < 3 {
+			t.Errorf("table %s lacks %q, its rows or its CSV link:\n%.600s", h.id, h.cell, sec)
+		}
+		if fi, err := os.Stat(filepath.Join(dir, h.csv)); err != nil || fi.Size() < 100 {
+			t.Errorf("%s: %v", h.csv, err)
+		}
+	}
+	// Estimates with intervals as papers print them, e.g. 0.40 [0.33, 0.47].
+	if !regexp.MustCompile(`<td class="n">0\.\d\d \[0\.\d\d, 0\.\d\d\]</td>`).MatchString(page) {
+		t.Errorf("no estimate [low, high] cell on the page")
+	}
+	// Every horizon agent of the demo has a p50 (none refused).
+	i := strings.Index(page, `id="table-horizons"`)
+	for _, a := range []string{"react model-p", "react model-t"} {
+		if !regexp.MustCompile(`<td>` + a + `</td><td class="n">192</td><td class="n">[0-9.]+ \[[0-9.]+, [0-9.]+\]</td>`).MatchString(page[i:]) {
+			t.Errorf("%s: no p50 with its interval in the horizons table", a)
+		}
 	}
 }

@@ -168,6 +168,12 @@ func ReadReleaseDates(path string) (map[string]time.Time, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseReleaseDates(path, b)
+}
+
+// ParseReleaseDates is ReadReleaseDates on the bytes b of the file named
+// path (in its errors).
+func ParseReleaseDates(path string, b []byte) (map[string]time.Time, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
