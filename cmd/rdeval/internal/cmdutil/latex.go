@@ -335,9 +335,12 @@ func (t *Table) plainDecimals(c int) int {
 // intervals (the plain rule for the estimate when none has a width),
 // within what the cells hold and 4.
 func (t *Table) intervalDecimals(c *latexColumn) int {
-	held, big := 0, 0.0
+	held, big, small := 0, 0.0, math.Inf(1)
 	var hw []float64
 	for r := range t.Rows {
+		if f, ok := parseCell(t.cellAt(r, c.est)); ok && c.est >= 0 && f != 0 && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			small = min(small, math.Abs(f))
+		}
 		for _, i := range []int{c.est, c.lo, c.hi} {
 			if s := t.cellAt(r, i); s != "" {
 				if f, ok := parseCell(s); ok {
@@ -376,6 +379,12 @@ func (t *Table) intervalDecimals(c *latexColumn) int {
 	// their intervals: 0.94 [0.36, 1.65], not 0.9 [0.4, 1.7].
 	if big < 10 {
 		d = max(d, 2)
+	}
+	// A column of larger numbers whose values span decades (horizons of
+	// 0.5 and 43 minutes) keeps two significant digits of its smallest
+	// estimate, up to 2 decimals: 0.49 [0.02, 1.88], not 0 [0, 2].
+	if big >= 10 && !math.IsInf(small, 1) {
+		d = max(d, min(1-int(math.Floor(math.Log10(small))), 2))
 	}
 	return min(max(d, 0), held, 4)
 }

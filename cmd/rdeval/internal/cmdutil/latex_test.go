@@ -241,3 +241,18 @@ func TestLaTeXIntervalZero(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestLaTeXIntervalDecades: a column of minutes whose estimates span
+// decades keeps two significant digits of the smallest (up to 2 decimals),
+// where the PDG rule on the median half-width alone would print 0 [0, 2]
+// (rdeval horizon --demo's p80 column).
+func TestLaTeXIntervalDecades(t *testing.T) {
+	tab := &Table{Header: []string{"p80", "p80_ci_low", "p80_ci_high"}, Rows: [][]string{
+		{"0.4912", "0.0213", "1.8801"}, {"8.3512", "2.6702", "20.6201"}, {"12.1", "3.2", "31.5"}}}
+	col := tab.latexColumns()[0]
+	for r, want := range []string{"0.49 [0.02, 1.88]", "8.35 [2.67, 20.62]", "12.10 [3.20, 31.50]"} {
+		if got := col.cell(r, latexStyle); got != want {
+			t.Errorf("row %d: got %q, want %q", r, got, want)
+		}
+	}
+}
