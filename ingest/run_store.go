@@ -333,7 +333,7 @@ func (s *runStore) rows() []Run {
 func (s *runStore) columns() []colDef[Run] {
 	out := make([]colDef[Run], 0, len(runCols))
 	for ci, c := range runCols {
-		if _, weight := weightCols[c.field.Name]; weight {
+		if _, weight := optionalCols[c.field.Name]; weight {
 			used := false
 			for _, g := range s.segs {
 				used = used || g.nulls[ci] < g.n
