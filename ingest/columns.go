@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rdeval/rdeval/ingest/internal/jsonline"
@@ -134,6 +135,28 @@ var runColumns = map[string]runSetter{
 	"invsqrt_task_weight": optFloat(func(r *Run) *Opt[float64] { return &r.InvsqrtTaskWeight }),
 	"weight":              optFloat(func(r *Run) *Opt[float64] { return &r.Weight }),
 	"task_version":        optStr(func(r *Run) *Opt[string] { return &r.TaskVersion }),
+	"extras":              setExtras,
+}
+
+// setExtras reads an extras field: a JSON object, or a string holding one
+// (CSV, or a JSON Lines export), kept as canonical text (extras.go).
+func setExtras(r *Run, c cell) error {
+	raw := []byte(nil)
+	if c.isJSON && c.jv.Kind == jsonline.Object {
+		raw = c.jv.Raw
+	} else {
+		s, err := c.str()
+		if err != nil {
+			return wantErr("a JSON object (or a string holding one)", c)
+		}
+		raw = []byte(s)
+	}
+	e, err := canonicalExtras(raw)
+	if err != nil {
+		return fmt.Errorf("%v, got %s", err, c.describe())
+	}
+	r.Extras = e
+	return nil
 }
 
 // Outcomes lists the run outcomes in the order of the RExBench pipeline:

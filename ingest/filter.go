@@ -102,6 +102,8 @@ func RunValue(r *Run, col string) (string, bool) {
 		return optF(r.InvsqrtTaskWeight)
 	case "weight":
 		return optF(r.Weight)
+	case "extras":
+		return optS(r.Extras)
 	case "source_file":
 		return r.SourceFile, true
 	case "source_line":

@@ -28,6 +28,7 @@ func FuzzLoadJSONL(f *testing.F) {
 		`{"run_id":"r1","elapsed_s":1.5,"score":0.3,"message":"ok"}` + "\n" + `{"run_id":"r1","elapsedTime":3000,"score":null}`,
 		`{"run_id":"x","framework":"aider","model":"m","hint_level":"default","task":"cogs","trial":1,"outcome":"success","files_edited":["a.py"]}`,
 		`{"run_id":"x","task_id":"t","agent":"a","benchmark":"b","score":1e400}`,
+		`{"run_id":"x","task_id":"t","agent":"a","benchmark":"b","extras":{"k":[1,"<a>"],"a":{"y":2,"x":NaN}}}` + "\n" + `{"run_id":"y","task_id":"t","agent":"a","benchmark":"b","extras":"{\"k\":1}"}`,
 		"\ufeff" + seedMETR + "\r\n",
 		"{\n",
 		"",
@@ -43,6 +44,7 @@ func FuzzLoadCSV(f *testing.F) {
 		"run_id,task_id,agent,benchmark,score\nr1,t1,a,b,0.5\nr2,t1,a,b\n",
 		"framework,model,hint_level,task,task_id,final_success,execution_success,file_recall,source_table\naider,M,no_hints,COGS,cogs,0.2,0.4,0.5,11\n",
 		"run_id,framework,model,hint_level,task,trial,outcome,files_edited\nr1,aider,m,hints,cogs,1,exec_error,a.py;b.py\n",
+		"run_id,task_id,agent,benchmark,extras\nr1,t1,a,b,\"{\"\"x\"\":1}\"\nr2,t1,a,b,\nr3,t1,a,b,[1]\n",
 		"a,\"b\nc\",d\n1,2,3\n",
 		"\ufeffx,y\r\n1,2\r\n",
 	} {

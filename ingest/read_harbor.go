@@ -67,10 +67,13 @@ package ingest
 //     job.
 //   - source_file = the trial's result.json; source_line = 1.
 //
-// Not kept (the runs table has no column for them): agent_info.version,
-// n_cache_tokens, rewards other than the one scored, the per-phase timings
-// (environment_setup, agent_setup, agent_execution, verifier) and the
-// exception traceback.
+// The rest of the trial (agent_info.version and model_info, the input,
+// cache and output token counts,
+// rewards other than the one scored, the per-phase timings
+// environment_setup, agent_setup, agent_execution and verifier, the full
+// exception message and traceback, the trial config, …) is the run's
+// extras (extras.go): the result.json less the fields in harborMapped and
+// the scored reward.
 //
 // # Bad input
 //
@@ -274,9 +277,9 @@ func (l *loader) readHarborTrial(path string, r io.Reader, st *InputStats) {
 	}
 
 	// Reward.
-	reward, field, err := harborReward(t.VerifierResult, l.opt.Scorer)
+	reward, rewardField, err := harborReward(t.VerifierResult, l.opt.Scorer)
 	if err != nil {
-		bad(field, "%s", err.Error())
+		bad(rewardField, "%s", err.Error())
 		return
 	}
 	run.Score, run.RawScore = Some(reward), Some(reward)
@@ -344,6 +347,10 @@ func (l *loader) readHarborTrial(path string, r io.Reader, st *InputStats) {
 		}
 		*tf.dst = Some(tm)
 	}
+	if run.Extras, err = extrasWithout(b, append(harborMapped, rewardField)...); err != nil {
+		bad("", "not a valid Harbor trial result.json: %v", err)
+		return
+	}
 	if err := l.finishRun(&run, ReaderHarbor); err != nil {
 		l.reject(st, lineError(&source{path: path, line: 1}, 1, err), b)
 		return
@@ -351,9 +358,15 @@ func (l *loader) readHarborTrial(path string, r io.Reader, st *InputStats) {
 	l.addRun(&run, st)
 }
 
+// harborMapped are the fields of a trial result.json that a column holds
+// as they are; the rest are the run's extras (with the reward scored,
+// which harborReward names). The token counts stay: tokens is their sum.
+var harborMapped = []string{"task_name", "trial_name", "source", "task_checksum", "agent_info.name",
+	"config.agent.model_name", "agent_result.cost_usd", "exception_info.exception_type", "started_at", "finished_at"}
+
 // harborReward picks the reward that is the score (see the file comment):
-// key names a rewards key when set. It returns the field at fault with an
-// error.
+// key names a rewards key when set. It returns the reward's field (with
+// an error, the field at fault).
 func harborReward(v *struct {
 	Rewards map[string]json.RawMessage `json:"rewards"`
 }, key string) (float64, string, error) {
@@ -391,7 +404,7 @@ func harborReward(v *struct {
 	if math.IsNaN(*f) || math.IsInf(*f, 0) {
 		return 0, field, fmt.Errorf("want a finite number, got %v", *f)
 	}
-	return *f, "", nil
+	return *f, field, nil
 }
 
 // hasZone reports whether an ISO 8601 time ends with Z or a ±HH:MM offset.

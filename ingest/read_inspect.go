@@ -189,6 +189,7 @@ type inspectSample struct {
 	TotalTime   inspectNum               `json:"total_time"`
 	WorkingTime inspectNum               `json:"working_time"`
 	Events      []inspectEvent           `json:"events"`
+	Metadata    json.RawMessage          `json:"metadata"`
 	Transcript  *struct {
 		Events []inspectEvent `json:"events"`
 	} `json:"transcript"`
@@ -669,6 +670,20 @@ func inspectValue(raw json.RawMessage) (f float64, ok, bad bool) {
 	return v, true, false
 }
 
+// inspectExtras is a sample's extras (extras.go): {"metadata": the
+// sample's metadata} when it is a non-empty object, else null. Its NaN
+// sentinels become null.
+func inspectExtras(metadata json.RawMessage) Opt[string] {
+	if len(metadata) == 0 || metadata[0] != '{' {
+		return Opt[string]{}
+	}
+	m, err := extrasObject(metadata)
+	if err != nil || len(m) == 0 { // decoded already with the sample
+		return Opt[string]{}
+	}
+	return extrasText(map[string]any{"metadata": m})
+}
+
 // inspectSample turns one sample into a run (and score-log rows). where
 // names the sample in messages; fileEpoch is the epoch from the member's
 // name (0 if none).
@@ -813,6 +828,7 @@ func (l *loader) inspectSample(lg *inspectLog, where string, raw []byte, fileEpo
 		run.DurationS = Some(s.WorkingTime.V)
 	}
 
+	run.Extras = inspectExtras(s.Metadata)
 	if err := l.finishRun(&run, ReaderInspectEval); err != nil {
 		var e *Error
 		if !errors.As(err, &e) {

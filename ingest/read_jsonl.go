@@ -188,7 +188,7 @@ func (rp *runLineParser) slot(k []byte) *keySlot {
 	}
 	ks := keySlot{key: string(k)}
 	if canon := rp.spec.lookup(k); canon != "" {
-		ks.set, ks.intern = runColumns[canon], canon != "run_id"
+		ks.set, ks.intern = runColumns[canon], canon != "run_id" && canon != "extras"
 		ks.bit = rp.keyBit(ks.key)
 		if useFastSetters {
 			ks.fast = fastRunFields[canon]

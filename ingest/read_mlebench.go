@@ -227,6 +227,11 @@ func (l *loader) readMLEBench(p string, data []byte, st *InputStats) {
 			}
 			run.CompletedAt = Some(t)
 		}
+		var err error
+		if run.Extras, err = extrasWithout(raw, mleMapped...); err != nil {
+			l.reject(st, &Error{File: p, Field: field, Msg: err.Error()}, raw)
+			continue
+		}
 		if err := l.finishRun(&run, ReaderMLEBench); err != nil {
 			l.reject(st, &Error{File: p, Field: field, Msg: err.Error()}, raw)
 			continue
@@ -235,6 +240,13 @@ func (l *loader) readMLEBench(p string, data []byte, st *InputStats) {
 		l.addRun(&run, st)
 	}
 }
+
+// mleMapped are the fields of a competition report that a column of the
+// runs or tasks table holds (or that decide the outcome); the rest (the
+// medal flags, silver_threshold, bronze_threshold, above_median,
+// submission_path, …) are the run's extras.
+var mleMapped = []string{"competition_id", "score", "any_medal", "valid_submission", "submission_exists",
+	"created_at", "is_lower_better", "gold_threshold", "median_threshold"}
 
 // mleTask records a competition's direction and thresholds in the catalog
 // (unless it already has the task: an earlier entry or --tasks), warning

@@ -184,10 +184,12 @@ func readHead(fsys fs.FS, p string, n int) ([]byte, error) {
 // evaluation before it becomes a run.
 type sweInstance struct {
 	id      string
-	class   string // the source's class: resolved, unresolved, error, empty_patch, incomplete, no_generation, no_logs, …
-	logDir  string // the instance's log folder ("" when none)
-	patch   []byte // the agent's patch (patch.diff, else the prediction), nil when unknown
-	patchOK bool   // patch holds the patch
+	class   string          // the source's class: resolved, unresolved, error, empty_patch, incomplete, no_generation, no_logs, …
+	logDir  string          // the instance's log folder ("" when none)
+	patch   []byte          // the agent's patch (patch.diff, else the prediction), nil when unknown
+	patchOK bool            // patch holds the patch
+	lists   []string        // the source's lists that name the instance (extras)
+	detail  json.RawMessage // its per_instance_details.json entry, nil when none (extras)
 }
 
 // readSWEBench reads a SWE-bench results.json (experiments layout) or a
@@ -246,6 +248,7 @@ func (l *loader) readSWEBench(p string, data []byte, st *InputStats) bool {
 func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 	var lists map[string]json.RawMessage
 	var details map[string]sweDetail
+	var detailsRaw map[string]json.RawMessage // the entries as written (extras)
 	sub, detailsPath := filepath.Dir(filepath.Dir(p)), ""
 	if isSWEDetailsJSON(p) {
 		sub, detailsPath = filepath.Dir(p), p
@@ -271,12 +274,14 @@ func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 			l.fileErr(detailsPath, &Error{File: detailsPath, Msg: "not a SWE-bench per_instance_details.json (want {instance_id: {resolved, cost, api_calls}}): " + err.Error()})
 			return
 		}
+		_ = json.Unmarshal(b, &detailsRaw) // decodes: details did
 	}
 	agent := filepath.Base(sub)
 	if abs, err := filepath.Abs(sub); err == nil && (agent == "." || agent == "/" || agent == "") {
 		agent = filepath.Base(abs)
 	}
 	classOf := map[string]string{}
+	listsOf := map[string][]string{}
 	var ids []string
 	add := func(id string) {
 		if _, ok := classOf[id]; !ok {
@@ -305,6 +310,9 @@ func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 				return
 			}
 			add(id)
+			if l := listsOf[id]; len(l) == 0 || l[len(l)-1] != k {
+				listsOf[id] = append(l, k)
+			}
 			if r, ok := rank[k]; ok && r > rank[classOf[id]] {
 				classOf[id] = k
 			}
@@ -394,7 +402,10 @@ func (l *loader) readSWEExperiments(p string, data []byte, st *InputStats) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		in := sweInstance{id: id, class: classOf[id]}
+		in := sweInstance{id: id, class: classOf[id], lists: listsOf[id]}
+		if d, ok := detailsRaw[id]; ok {
+			in.detail = d
+		}
 		if d := filepath.Join(logs, id); isDirFS(l.opt.FS, d) {
 			in.logDir = d
 		}
@@ -586,7 +597,7 @@ func (l *loader) readSWERunReport(p string, data []byte, st *InputStats) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		in := sweInstance{id: id, class: classOf[id]}
+		in := sweInstance{id: id, class: classOf[id], lists: []string{classOf[id] + "_ids"}}
 		if d := filepath.Join(evalDir, runID, modelDir, id); isDirFS(l.opt.FS, d) {
 			in.logDir = d
 		}
@@ -677,6 +688,7 @@ func (l *loader) addSWERun(p string, st *InputStats, run *Run, in sweInstance, s
 		run.TaskFamily = Some(repo)
 	}
 	var rep *sweInstanceReport
+	var repRaw json.RawMessage
 	var logText []byte
 	if in.logDir != "" {
 		rp := filepath.Join(in.logDir, "report.json")
@@ -693,6 +705,9 @@ func (l *loader) addSWERun(p string, st *InputStats, run *Run, in sweInstance, s
 					return
 				}
 				rep = &r
+				var raw map[string]json.RawMessage
+				_ = json.Unmarshal(b, &raw) // decodes: m did
+				repRaw = raw[in.id]
 				if r.Resolved != (in.class == "resolved") {
 					class := in.class
 					if class == "" {
@@ -738,11 +753,43 @@ func (l *loader) addSWERun(p string, st *InputStats, run *Run, in sweInstance, s
 		files, add, del := patchStats(in.patch)
 		run.FilesEdited, run.LinesAdded, run.LinesDeleted = files, Some(add), Some(del)
 	}
+	run.Extras = sweExtras(in, repRaw)
 	if err := l.finishRun(run, ReaderSWEBench); err != nil {
 		l.reject(st, lineError(&source{path: p, line: 1}, 1, err), nil)
 		return
 	}
 	l.addRun(run, st)
+}
+
+// sweExtras is an instance's extras (extras.go): "lists", the source's
+// lists that name it (results.json's, in their sorted order; a run
+// report's class, e.g. "unresolved_ids"); "report", its report.json entry
+// as written (tests_status, infra_failure, …); "details", its
+// per_instance_details.json entry less cost (a column). Null when there
+// is none of them.
+func sweExtras(in sweInstance, report json.RawMessage) Opt[string] {
+	m := map[string]any{}
+	if len(in.lists) > 0 {
+		l := make([]any, len(in.lists))
+		for i, s := range in.lists {
+			l[i] = s
+		}
+		m["lists"] = l
+	}
+	for key, raw := range map[string]json.RawMessage{"report": report, "details": in.detail} {
+		if len(raw) == 0 {
+			continue
+		}
+		if o, err := extrasObject(raw); err == nil { // the readers decoded it already
+			if key == "details" {
+				delete(o, "cost")
+			}
+			if len(o) > 0 {
+				m[key] = o
+			}
+		}
+	}
+	return extrasText(m)
 }
 
 // sweRepo returns the repository of a SWE-bench instance id

@@ -58,9 +58,11 @@ package ingest
 //   - source_file = the results.json read; source_line = the trial's
 //     1-based position in results[] (1 for a trial's own file).
 //
-// Not kept (no column): parser_results (per-test pass/fail), instruction,
-// recording_path, the agent and test phase times, and the run's own
-// accuracy and pass_at_k (recomputed from the runs instead).
+// The rest of each trial (parser_results, the per-test pass/fail;
+// instruction, recording_path, the token counts, the agent and test phase
+// times, id, …) is the run's extras (extras.go): the TrialResults less the
+// fields in tbMapped. Not kept: the run's own accuracy and pass_at_k
+// (recomputed from the runs instead) and the rest of run_metadata.json.
 //
 // # Bad input
 //
@@ -297,12 +299,22 @@ func (l *loader) readTBTrial(path string, pos int, raw []byte, rm *tbRun, st *In
 		}
 		*tf.dst = Some(tm)
 	}
+	var err error
+	if run.Extras, err = extrasWithout(raw, tbMapped...); err != nil {
+		bad("", "not a valid terminal-bench trial: %v", err)
+		return
+	}
 	if err := l.finishRun(&run, ReaderTerminalBench); err != nil {
 		l.reject(st, lineErrorAt(path, pos, false, err), raw)
 		return
 	}
 	l.addRun(&run, st)
 }
+
+// tbMapped are the fields of a TrialResults that a column holds (or
+// decides, as is_resolved and failure_mode the outcome); the rest are the
+// run's extras. The token counts stay: tokens is their sum.
+var tbMapped = []string{"trial_name", "task_id", "is_resolved", "failure_mode", "trial_started_at", "trial_ended_at"}
 
 // tbAttempt parses k from tb's trial name <task_id>.<k>-of-<n>.
 func tbAttempt(trial, task string) (int64, bool) {

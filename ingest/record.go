@@ -46,6 +46,11 @@ type Run struct {
 	InvsqrtTaskWeight Opt[float64] // invsqrt_task_weight (METR)
 	Weight            Opt[float64] // weight (generic inputs)
 
+	// Extras is extras: the source record's fields that no column holds,
+	// as canonical JSON object text (extras.go); written only when some
+	// run has it.
+	Extras Opt[string]
+
 	SourceFile string // source_file: the input path as given
 	SourceLine int64  // source_line: 1-based line (CSV: the record's first line)
 }

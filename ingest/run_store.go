@@ -11,7 +11,7 @@ import (
 // runStore holds the runs of a write-only load (Options.WriteOnly) as the
 // Arrow columns the Parquet writer takes, rather than as Run values.
 //
-// A Run is 632 bytes, and METR ×100 (706,000 runs) needed a 446 MB table
+// A Run is 656 bytes (632 when this was measured), and METR ×100 (706,000 runs) needed a 446 MB table
 // of them before the columns (about a quarter of that) were built from it:
 // on this project's machines fresh memory costs 0.4–0.9 ms per MB to map
 // and clear, and the kernel's clearing of the run table's pages was 15 %
@@ -333,7 +333,7 @@ func (s *runStore) rows() []Run {
 func (s *runStore) columns() []colDef[Run] {
 	out := make([]colDef[Run], 0, len(runCols))
 	for ci, c := range runCols {
-		if _, weight := weightCols[c.field.Name]; weight {
+		if _, weight := optionalCols[c.field.Name]; weight {
 			used := false
 			for _, g := range s.segs {
 				used = used || g.nulls[ci] < g.n

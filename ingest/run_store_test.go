@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -110,7 +111,13 @@ func TestWriteOnlyMatchesRows(t *testing.T) {
 	for i := range 30 {
 		fmt.Fprintf(&logs, `{"run_id":"r%d","scored_at":"2024-11-22T10:%02d:00Z","raw_score":0.5}`+"\n", i*3, i)
 	}
+	var extras strings.Builder // generic runs with extras: objects, strings holding one, nulls, absent
+	for i := range 300 {
+		e := []string{`,"extras":{"n_cache_tokens":%d,"b":[1,{"z":null,"a":"x"}]}`, `,"extras":"{\"phase\":{\"agent\":%d}}"`, `,"extras":null%.0d`, `%.0d`}[i%4]
+		fmt.Fprintf(&extras, `{"run_id":"g%d","benchmark":"harbor","task_id":"t%d","agent":"a","score":0.5`+e+"}\n", i, i%7, i)
+	}
 	inputs := map[string][]string{
+		"generic, extras":        {writeFile(t, dir, "extras/runs.jsonl", extras.String())},
 		"metr":                   {metr},
 		"metr, bad records":      {metrBad},
 		"metr gzip":              {writeGzip(t, dir, "metr3/all_runs.jsonl.gz", parallelMETR(300, false))},
@@ -140,6 +147,9 @@ func TestWriteOnlyMatchesRows(t *testing.T) {
 							rowDS, rowFiles := loadAndWrite(t, paths, opt)
 							if rowDS.NumRuns() == 0 && !strict {
 								t.Fatal("no runs read: the test input is broken")
+							}
+							if name == "generic, extras" && !slices.ContainsFunc(rowDS.Runs, func(r Run) bool { return r.Extras.Valid }) {
+								t.Fatal("no run has extras: the test input is broken")
 							}
 							opt.WriteOnly = true
 							colDS, colFiles := loadAndWrite(t, paths, opt)

@@ -25,8 +25,8 @@ const (
 // writer's (hugepages.go).
 var memPool memory.Allocator = &hugeAllocator{}
 
-// runCols defines the runs table, in column order. The weight columns are
-// written only when some run has them (see RunsSchema).
+// runCols defines the runs table, in column order. The weight columns and
+// extras are written only when some run has them (see RunsSchema).
 var runCols = []colDef[Run]{
 	reqStr("run_id", func(r *Run) *string { return &r.RunID }),
 	reqStr("benchmark", func(r *Run) *string { return &r.Benchmark }),
@@ -62,12 +62,15 @@ var runCols = []colDef[Run]{
 	nFloat("equal_task_weight", func(r *Run) *Opt[float64] { return &r.EqualTaskWeight }),
 	nFloat("invsqrt_task_weight", func(r *Run) *Opt[float64] { return &r.InvsqrtTaskWeight }),
 	nFloat("weight", func(r *Run) *Opt[float64] { return &r.Weight }),
+	nStr("extras", func(r *Run) *Opt[string] { return &r.Extras }),
 	reqStr("source_file", func(r *Run) *string { return &r.SourceFile }),
 	reqInt("source_line", func(r *Run) *int64 { return &r.SourceLine }),
 }
 
-// weightCols are the optional runs columns, present only when used.
-var weightCols = map[string]func(*Run) bool{
+// optionalCols are the optional runs columns, present only when used: the
+// weights and extras.
+var optionalCols = map[string]func(*Run) bool{
+	"extras":              func(r *Run) bool { return r.Extras.Valid },
 	"equal_task_weight":   func(r *Run) bool { return r.EqualTaskWeight.Valid },
 	"invsqrt_task_weight": func(r *Run) bool { return r.InvsqrtTaskWeight.Valid },
 	"weight":              func(r *Run) bool { return r.Weight.Valid },
@@ -114,7 +117,7 @@ func schemaOf[R any](table string, cols []colDef[R], version string) *arrow.Sche
 func runColsFor(rows []Run) []colDef[Run] {
 	out := make([]colDef[Run], 0, len(runCols))
 	for _, c := range runCols {
-		if has, ok := weightCols[c.field.Name]; ok {
+		if has, ok := optionalCols[c.field.Name]; ok {
 			used := false
 			for i := range rows {
 				if has(&rows[i]) {

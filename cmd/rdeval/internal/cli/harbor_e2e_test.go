@@ -41,6 +41,38 @@ func TestIngestHarborTerminalBench(t *testing.T) {
 		if s["rows"].(float64) != c.rows {
 			t.Errorf("%s: %v rows, want %v", out, s["rows"], c.rows)
 		}
+		// The source's own fields (extras) survive `rdeval export` and read
+		// back from the export as they were written.
+		if code, _, stderr := run(t, "export", out, "--to", "jsonl", "-o", out+"-jsonl"); code != 0 {
+			t.Fatalf("export %s: exit %d\n%s", out, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out+"-jsonl", "runs.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		extras := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var r struct{ Extras *string }
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Extras != nil {
+				extras++
+				if !json.Valid([]byte(*r.Extras)) {
+					t.Errorf("%s: extras %q is not JSON", out, *r.Extras)
+				}
+			}
+		}
+		if extras != int(c.rows) {
+			t.Errorf("%s: %d exported runs have extras, want %v", out, extras, c.rows)
+		}
+		if code, _, stderr := run(t, "ingest", filepath.Join(out+"-jsonl", "runs.jsonl"), "--reader", "generic", "-o", out+"-back"); code != 0 {
+			t.Fatalf("ingest the export: exit %d\n%s", code, stderr)
+		}
+		code, stdout, _ = run(t, "inspect", out+"-back", "--format", "json")
+		if code != 0 || !strings.Contains(stdout, `"extras"`) {
+			t.Errorf("the export read back: exit %d, no extras column:\n%s", code, stdout)
+		}
 	}
 	// Bad trials: exit 2, each named with its file and field, and nothing written.
 	code, _, stderr := run(t, "ingest", bad, "-o", "bad")

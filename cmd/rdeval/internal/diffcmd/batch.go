@@ -29,14 +29,14 @@ const taskSeps = "_-.@"
 // listShown is how many bad or unmatched runs an error lists.
 const listShown = 10
 
-// readGoldDir returns the gold patch of each task in dir: task → path, for
-// every regular file (links followed) dir/<task>.patch.
-func readGoldDir(dir string) (map[string]string, error) {
+// readGoldDir returns the gold patch of each task in dir: task → its file,
+// for every regular file (links followed) dir/<task>.patch.
+func readGoldDir(dir string) (map[string]goldRef, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, &cmdutil.BadInputError{Err: fmt.Errorf("--gold-dir: %w", err)}
 	}
-	gold := map[string]string{}
+	gold := map[string]goldRef{}
 	for _, e := range entries {
 		name := e.Name()
 		task, ok := strings.CutSuffix(name, patchExt)
@@ -44,7 +44,7 @@ func readGoldDir(dir string) (map[string]string, error) {
 			continue
 		}
 		if p := filepath.Join(dir, name); isFile(p) {
-			gold[task] = p
+			gold[task] = goldRef{path: p}
 		}
 	}
 	if len(gold) == 0 {
@@ -62,7 +62,7 @@ type agentRun struct {
 
 // findRuns lists the *.patch files under dir (skipping names that start
 // with ".") and matches each to a gold task (see taskOf).
-func findRuns(dir string, gold map[string]string) ([]agentRun, error) {
+func findRuns(dir string, gold map[string]goldRef, gf *goldFile) ([]agentRun, error) {
 	var runs []agentRun
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -83,10 +83,17 @@ func findRuns(dir string, gold map[string]string) ([]agentRun, error) {
 			return err
 		}
 		id := strings.TrimSuffix(filepath.ToSlash(rel), patchExt)
+		task := ""
 		if swe {
 			id = sweRunID(filepath.ToSlash(filepath.Dir(rel)))
+			if gf != nil { // the instance folder is the task, in the file or not
+				task = path.Base(id)
+			}
 		}
-		runs = append(runs, agentRun{runID: id, task: taskOf(id, gold), path: p})
+		if task == "" {
+			task = taskOf(id, gold)
+		}
+		runs = append(runs, agentRun{runID: id, task: task, path: p})
 		return nil
 	})
 	if err != nil {
@@ -120,7 +127,7 @@ func sweRunID(rel string) string {
 // without extension) is runID: the deepest folder named like a task, else
 // the longest task that the file name equals or starts with followed by
 // one of taskSeps; "" when none matches.
-func taskOf(runID string, gold map[string]string) string {
+func taskOf(runID string, gold map[string]goldRef) string {
 	dir, base := path.Split(runID)
 	elems := strings.Split(strings.TrimSuffix(dir, "/"), "/")
 	for i := len(elems) - 1; i >= 0; i-- {
@@ -158,11 +165,11 @@ func parallel(n int, f func(i int)) {
 
 // readGolds parses the gold patches of the given tasks, in parallel. A bad
 // gold patch is an error.
-func readGolds(gold map[string]string, tasks []string) (map[string]*patch, error) {
+func readGolds(gold map[string]goldRef, tasks []string) (map[string]*patch, error) {
 	ps := make([]*patch, len(tasks))
 	errs := make([]error, len(tasks))
 	parallel(len(tasks), func(i int) {
-		ps[i], errs[i] = readPatchFile(gold[tasks[i]], "gold", false)
+		ps[i], errs[i] = gold[tasks[i]].read(tasks[i], false)
 	})
 	out := make(map[string]*patch, len(tasks))
 	for i, t := range tasks {
@@ -216,28 +223,62 @@ func compareRuns(runs []agentRun, golds map[string]*patch, window int) ([]batchR
 	return out, bad
 }
 
-func runBatch(opts *Options) error {
+// goldSource reads the gold patches' source: --gold-file (gf set) or
+// --gold-dir.
+func goldSource(opts *Options) (map[string]goldRef, *goldFile, error) {
+	if opts.GoldFile != "" {
+		gf, err := readGoldFile(opts.GoldFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		return gf.gold, gf, nil
+	}
 	gold, err := readGoldDir(opts.GoldDir)
+	return gold, nil, err
+}
+
+func runBatch(opts *Options) error {
+	gold, gf, err := goldSource(opts)
 	if err != nil {
 		return err
 	}
-	runs, err := findRuns(opts.AgentDir, gold)
+	runs, err := findRuns(opts.AgentDir, gold, gf)
 	if err != nil {
 		return err
 	}
-	var unmatched []string
+	var unmatched, missing []string
 	matched := runs[:0]
 	for _, r := range runs {
-		if r.task == "" {
+		switch _, ok := gold[r.task]; {
+		case r.task == "":
 			unmatched = append(unmatched, r.runID)
-			continue
+		case !ok:
+			missing = append(missing, r.runID)
+		default:
+			matched = append(matched, r)
 		}
-		matched = append(matched, r)
 	}
 	if len(unmatched) > 0 {
 		tasks := sortedKeys(gold)
 		msg := fmt.Sprintf("%d agent patches match no gold task: %s (gold tasks: %s; see --help for the matching rule)",
 			len(unmatched), listed(unmatched), listed(tasks))
+		if !opts.SkipBad {
+			return &cmdutil.BadInputError{Err: errors.New(msg + "; --skip-bad leaves them out")}
+		}
+		opts.IO.Warnf("left out %s", msg)
+	}
+	if len(missing) > 0 {
+		var nulls []string
+		for _, id := range missing {
+			if at, ok := gf.noneAt[path.Base(id)]; ok {
+				nulls = append(nulls, fmt.Sprintf("%s (line %d)", path.Base(id), at))
+			}
+		}
+		msg := fmt.Sprintf("%d agent patches are of instances without a gold patch in --gold-file %s (%d instances with one): %s",
+			len(missing), opts.GoldFile, len(gold), listed(missing))
+		if len(nulls) > 0 {
+			msg += fmt.Sprintf("; null patch: %s", listed(nulls))
+		}
 		if !opts.SkipBad {
 			return &cmdutil.BadInputError{Err: errors.New(msg + "; --skip-bad leaves them out")}
 		}
@@ -304,7 +345,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // runTaskStats writes the gold patches' sizes per task.
 func runTaskStats(opts *Options) error {
-	gold, err := readGoldDir(opts.GoldDir)
+	gold, _, err := goldSource(opts)
 	if err != nil {
 		return err
 	}

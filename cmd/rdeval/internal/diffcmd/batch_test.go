@@ -153,7 +153,7 @@ func TestBatchBadAndUnmatched(t *testing.T) {
 }
 
 func TestTaskOf(t *testing.T) {
-	gold := map[string]string{"cogs": "", "cogs_v2": "", "othello": "", "default": ""}
+	gold := map[string]goldRef{"cogs": {}, "cogs_v2": {}, "othello": {}, "default": {}}
 	for id, want := range map[string]string{
 		"cogs/run1":                   "cogs",
 		"cogs_run3":                   "cogs",

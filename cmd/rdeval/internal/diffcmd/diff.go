@@ -37,6 +37,10 @@ type Options struct {
 	Run string
 	// GoldDir holds <task>.patch files; AgentDir the runs' patches (batch).
 	GoldDir, AgentDir string
+	// GoldFile is a SWE-bench dataset or predictions file whose records
+	// give the gold patch of each instance (goldfile.go), instead of Gold
+	// (--run) or GoldDir.
+	GoldFile string
 	// TaskStats writes the gold patches' sizes per task instead.
 	TaskStats bool
 	// Output is the batch or task-stats output file (.parquet, .arrow,
@@ -52,7 +56,7 @@ type Options struct {
 func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: io}
 	cmd := &cobra.Command{
-		Use:   "diff {--gold G.patch --agent A.patch | --repo DIR --base REV --gold REV --agent REV | --run DIR | --gold-dir GDIR (--agent-dir ADIR | --task-stats)}",
+		Use:   "diff {--gold G.patch --agent A.patch | --repo DIR --base REV --gold REV --agent REV | --run DIR [--gold-file F] | (--gold-dir GDIR | --gold-file F) (--agent-dir ADIR | --task-stats)}",
 		Short: "Compare an agent's patch with the gold patch: file recall, precision, line overlap, side-by-side HTML",
 		Long: `Compare an agent's patch with the gold patch (RExBench judges the patch an agent
 writes against the task's base commit, arXiv 2506.22598).
@@ -68,6 +72,9 @@ Inputs, one pair:
                                           agent's patch, DIR/gold.patch the gold
                                           one (or --gold FILE). This layout is
                                           provisional until rdeval execute lands.
+  --run logs/<instance>/ --gold-file F    a SWE-bench instance's log folder: its
+                                          patch.diff against the instance's gold
+                                          patch in F (see --gold-file below)
 Every patch is vetted as rdeval's execute stage vets patches before applying
 them: a malformed patch, a path with "..", an absolute path or one inside .git,
 a symbolic link or a setuid bit is an error naming the file (exit 2).
@@ -114,7 +121,15 @@ agent_lines_changed (added + deleted); join it with the runs table on run_id. A
 run without a task or with a bad patch is an error; --skip-bad lists them on
 stderr and leaves them out.
 
-Gold sizes: --gold-dir GDIR --task-stats gives per task: task_id, gold_files
+SWE-bench gold patches: --gold-file F instead of --gold-dir GDIR takes each
+instance's gold patch from a SWE-bench dataset file (princeton-nlp/SWE-bench,
+_Lite or _Verified rows as JSON Lines or a JSON array: instance_id and patch)
+or a predictions file (all_preds.jsonl: instance_id and model_patch, another
+model's patches as the reference). The task of a patch.diff is its instance
+folder; an instance the file lacks (or whose patch is null) is an error naming
+it and the file, and --skip-bad leaves such runs out.
+
+Gold sizes: --gold-dir GDIR (or --gold-file F) --task-stats gives per task: task_id, gold_files
 (list), gold_lines_added, gold_lines_deleted, gold_lines_changed (added +
 deleted), gold_file_count.
 
@@ -127,7 +142,10 @@ Batch and task-stats rows print as --format table, json or csv, or go to -o FILE
   rdeval diff --run runs/cogs-run1/ --gold gold/cogs.patch
   rdeval diff --gold-dir gold/ --agent-dir patches/ --format csv > diffs.csv
   rdeval diff --gold-dir gold/ --agent-dir patches/ -o diffs.parquet
-  rdeval diff --gold-dir gold/ --task-stats -o tasks.parquet`,
+  rdeval diff --gold-dir gold/ --task-stats -o tasks.parquet
+  rdeval diff --gold-file cmd/rdeval/internal/diffcmd/testdata/swebench/gold.jsonl --agent-dir cmd/rdeval/internal/diffcmd/testdata/swebench/evaluation/lite   # shipped fixture
+  rdeval diff --gold-file swe-bench-verified.jsonl --agent-dir evaluation/verified/20240620_sweagent_claude3.5sonnet/ -o diffs.csv
+  rdeval diff --run logs/astropy__astropy-12907/ --gold-file swe-bench-verified.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {
@@ -146,6 +164,7 @@ Batch and task-stats rows print as --format table, json or csv, or go to -o FILE
 	fl.StringVar(&opts.Base, "base", "", "with --repo: the base revision both patches start from")
 	fl.StringVar(&opts.Run, "run", "", "run folder with "+RunAgentPatch+" (agent) and optionally "+RunGoldPatch+" (provisional layout)")
 	fl.StringVar(&opts.GoldDir, "gold-dir", "", "folder of <task>.patch gold patches (batch and --task-stats)")
+	fl.StringVar(&opts.GoldFile, "gold-file", "", "SWE-bench dataset (instance_id, patch) or predictions (instance_id, model_patch) file, JSON Lines or JSON: the gold patch of each instance")
 	fl.StringVar(&opts.AgentDir, "agent-dir", "", "folder of agent patches, <run_id>.patch at any depth (batch)")
 	fl.BoolVar(&opts.TaskStats, "task-stats", false, "with --gold-dir: the gold patches' sizes per task")
 	fl.StringVarP(&opts.Output, "output", "o", "", "batch or --task-stats: write the rows to FILE (.parquet, .arrow, .csv, .json)")
@@ -173,6 +192,8 @@ func (o *Options) mode() int {
 		return modeTaskStats
 	case o.AgentDir != "" || o.GoldDir != "":
 		return modeBatch
+	case o.GoldFile != "" && o.Run == "":
+		return modeBatch
 	case o.Repo != "":
 		return modeRepo
 	case o.Run != "":
@@ -196,13 +217,14 @@ func (o *Options) validate() error {
 	}
 	set := map[string]bool{"--gold": o.Gold != "", "--agent": o.Agent != "", "--repo": o.Repo != "",
 		"--base": o.Base != "", "--run": o.Run != "", "--gold-dir": o.GoldDir != "", "--agent-dir": o.AgentDir != "",
-		"--task-stats": o.TaskStats, "--output": o.Output != "", "--html": o.HTML != "", "--skip-bad": o.SkipBad}
+		"--task-stats": o.TaskStats, "--output": o.Output != "", "--html": o.HTML != "", "--skip-bad": o.SkipBad,
+		"--gold-file": o.GoldFile != ""}
 	only := func(what string, allowed ...string) error {
 		ok := map[string]bool{}
 		for _, a := range allowed {
 			ok[a] = true
 		}
-		for _, f := range []string{"--gold", "--agent", "--repo", "--base", "--run", "--gold-dir", "--agent-dir", "--task-stats", "--output", "--html", "--skip-bad"} {
+		for _, f := range []string{"--gold", "--agent", "--repo", "--base", "--run", "--gold-dir", "--gold-file", "--agent-dir", "--task-stats", "--output", "--html", "--skip-bad"} {
 			if set[f] && !ok[f] {
 				return cmdutil.Usagef("%s cannot be used with %s", f, what)
 			}
@@ -211,15 +233,18 @@ func (o *Options) validate() error {
 	}
 	switch o.mode() {
 	case modeTaskStats:
-		if o.GoldDir == "" {
-			return cmdutil.Usagef("--task-stats needs --gold-dir DIR")
+		if (o.GoldDir == "") == (o.GoldFile == "") {
+			return cmdutil.Usagef("--task-stats needs --gold-dir DIR or --gold-file FILE (one of them)")
 		}
-		return only("--task-stats", "--task-stats", "--gold-dir", "--output")
+		return only("--task-stats", "--task-stats", "--gold-dir", "--gold-file", "--output")
 	case modeBatch:
-		if o.GoldDir == "" || o.AgentDir == "" {
-			return cmdutil.Usagef("batch mode needs both --gold-dir and --agent-dir (or --gold-dir with --task-stats)")
+		if o.GoldDir != "" && o.GoldFile != "" {
+			return cmdutil.Usagef("--gold-dir and --gold-file both give the gold patches: use one")
 		}
-		return only("--gold-dir/--agent-dir", "--gold-dir", "--agent-dir", "--output", "--skip-bad")
+		if o.AgentDir == "" || o.GoldDir == "" && o.GoldFile == "" {
+			return cmdutil.Usagef("batch mode needs both --gold-dir and --agent-dir (or --gold-file with --agent-dir; either with --task-stats)")
+		}
+		return only("--gold-dir/--agent-dir", "--gold-dir", "--gold-file", "--agent-dir", "--output", "--skip-bad")
 	}
 	if o.Format == cmdutil.FormatCSV {
 		return cmdutil.Usagef("--format csv is for batch and --task-stats rows; one pair prints as table or json")
@@ -231,7 +256,10 @@ func (o *Options) validate() error {
 		}
 		return only("--repo", "--repo", "--base", "--gold", "--agent", "--html")
 	case modeRun:
-		return only("--run", "--run", "--gold", "--html")
+		if o.Gold != "" && o.GoldFile != "" {
+			return cmdutil.Usagef("--gold and --gold-file both give the gold patch: use one")
+		}
+		return only("--run", "--run", "--gold", "--gold-file", "--html")
 	}
 	if o.Gold == "" || o.Agent == "" {
 		return cmdutil.Usagef("give --gold and --agent patch files, --repo with revisions, --run DIR, or --gold-dir (see --help)")
@@ -274,14 +302,29 @@ func loadPair(opts *Options) (gold, agent *patch, err error) {
 		return gold, agent, err
 	case modeRun:
 		goldPath := opts.Gold
-		if goldPath == "" {
+		if opts.GoldFile != "" {
+			gf, err := readGoldFile(opts.GoldFile)
+			if err != nil {
+				return nil, nil, err
+			}
+			id := runInstance(opts.Run)
+			ref, ok := gf.gold[id]
+			if !ok {
+				return nil, nil, gf.missing(id, "--run "+opts.Run)
+			}
+			if gold, err = ref.read(id, true); err != nil {
+				return nil, nil, err
+			}
+		} else if goldPath == "" {
 			goldPath = filepath.Join(opts.Run, RunGoldPatch)
 			if !isFile(goldPath) {
 				return nil, nil, cmdutil.Usagef("--run %s: no %s in the run folder; pass the gold patch with --gold FILE", opts.Run, RunGoldPatch)
 			}
 		}
-		if gold, err = readPatchFile(goldPath, "gold", true); err != nil {
-			return nil, nil, err
+		if gold == nil {
+			if gold, err = readPatchFile(goldPath, "gold", true); err != nil {
+				return nil, nil, err
+			}
 		}
 		agent, err = readPatchFile(filepath.Join(opts.Run, RunAgentPatch), "agent", true)
 		return gold, agent, err
