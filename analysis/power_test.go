@@ -153,11 +153,11 @@ func TestSignFlipReference(t *testing.T) {
 			d = append(d, atof(t, f))
 		}
 		want := atof(t, r[1])
-		got := signFlipP(d, rand.New(rand.NewPCG(1, 2)))
+		got := signFlipP(d, rand.New(rand.NewPCG(1, 2)), 1)
 		tol := 1e-12
 		if len(d) > signFlipExactMax {
 			tol = 4*math.Sqrt(want*(1-want)/signFlipDraws) + 1.0/signFlipDraws
-			if again := signFlipP(d, rand.New(rand.NewPCG(1, 2))); again != got {
+			if again := signFlipP(d, rand.New(rand.NewPCG(1, 2)), 1); again != got {
 				t.Errorf("n=%d: p %v then %v from the same stream", len(d), got, again)
 			}
 		}
