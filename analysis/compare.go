@@ -245,13 +245,7 @@ func compareJackknife(ta, tb []TaskScores, ka, kb int) ([]float64, []float64) {
 	if m < 2 {
 		return nil, nil
 	}
-	ea, eb := make([]float64, m), make([]float64, m)
-	var sa, sb float64
-	for j := range ta {
-		ea[j], eb[j] = ScoreAtK(ta[j].Scores, ka, ta[j].Random), ScoreAtK(tb[j].Scores, kb, tb[j].Random)
-		sa += ea[j]
-		sb += eb[j]
-	}
+	ea, eb, sa, sb := taskEstimates(ta, tb, ka, kb)
 	jd, jr := make([]float64, m), make([]float64, m)
 	for j := range ta {
 		a, b := (sa-ea[j])/float64(m-1), (sb-eb[j])/float64(m-1)
@@ -263,4 +257,16 @@ func compareJackknife(ta, tb []TaskScores, ka, kb int) ([]float64, []float64) {
 		}
 	}
 	return jd, jr
+}
+
+// taskEstimates returns each common task's score@k on side A and side B
+// and their sums.
+func taskEstimates(ta, tb []TaskScores, ka, kb int) (ea, eb []float64, sa, sb float64) {
+	ea, eb = make([]float64, len(ta)), make([]float64, len(ta))
+	for j := range ta {
+		ea[j], eb[j] = ScoreAtK(ta[j].Scores, ka, ta[j].Random), ScoreAtK(tb[j].Scores, kb, tb[j].Random)
+		sa += ea[j]
+		sb += eb[j]
+	}
+	return ea, eb, sa, sb
 }

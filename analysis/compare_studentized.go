@@ -103,13 +103,7 @@ func compareStudentized(ta, tb []TaskScores, ka, kb int, diff, ratio float64, op
 		out.warnings = append(out.warnings, fmt.Errorf("studentized intervals need at least 3 shared tasks (with %d every defined pivot is 0); the percentile intervals are printed", m))
 		return out
 	}
-	ea, eb := make([]float64, m), make([]float64, m)
-	var sa, sb float64
-	for j := range ta {
-		ea[j], eb[j] = ScoreAtK(ta[j].Scores, ka, ta[j].Random), ScoreAtK(tb[j].Scores, kb, tb[j].Random)
-		sa += ea[j]
-		sb += eb[j]
-	}
+	ea, eb, sa, sb := taskEstimates(ta, tb, ka, kb)
 	seD, seL := compareJackSE(ea, eb, sa, sb)
 	logR := math.NaN()
 	if ratio > 0 {

@@ -319,23 +319,10 @@ func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error)
 	if err := opt.check(2); err != nil {
 		return nil, err
 	}
-	ga, gb := map[string][]bool{}, map[string][]bool{}
-	for _, r := range a {
-		ga[r.Task] = append(ga[r.Task], r.Final)
-	}
-	for _, r := range b {
-		gb[r.Task] = append(gb[r.Task], r.Final)
-	}
-	var names []string
-	for t := range ga {
-		if len(gb[t]) > 0 {
-			names = append(names, t)
-		}
-	}
+	ga, gb, names := pilotTasks(a, b)
 	if len(names) == 0 {
 		return nil, errors.New("analysis: the two agents share no task in the pilot data")
 	}
-	sort.Strings(names)
 	var out []PowerCell
 	for ri, r := range opt.Runs {
 		for ti, t := range opt.Tasks {
@@ -370,6 +357,25 @@ func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error)
 		}
 	}
 	return out, nil
+}
+
+// pilotTasks groups the final outcomes of a's and b's runs by task and
+// returns the tasks both ran, sorted.
+func pilotTasks(a, b []OutcomeRun) (ga, gb map[string][]bool, names []string) {
+	ga, gb = map[string][]bool{}, map[string][]bool{}
+	for _, r := range a {
+		ga[r.Task] = append(ga[r.Task], r.Final)
+	}
+	for _, r := range b {
+		gb[r.Task] = append(gb[r.Task], r.Final)
+	}
+	for t := range ga {
+		if len(gb[t]) > 0 {
+			names = append(names, t)
+		}
+	}
+	sort.Strings(names)
+	return ga, gb, names
 }
 
 // pairedTTest is the two-sided one-sample t-test of mean(d) = 0 at critical

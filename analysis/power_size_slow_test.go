@@ -5,7 +5,6 @@ package analysis
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -63,18 +62,7 @@ func pooledZSize(a, b []OutcomeRun, r, t, sims int, seed, cell uint64) float64 {
 // PowerSuccessPilot used before the sign-flip test, on the same simulated
 // studies (same streams and draws).
 func pairedTSize(a, b []OutcomeRun, r, t, sims int, seed, cell uint64) float64 {
-	ga, gb := map[string][]bool{}, map[string][]bool{}
-	for _, x := range a {
-		ga[x.Task] = append(ga[x.Task], x.Final)
-	}
-	for _, x := range b {
-		gb[x.Task] = append(gb[x.Task], x.Final)
-	}
-	var names []string
-	for k := range ga {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	ga, gb, names := pilotTasks(a, b)
 	tq := StudentTQuantile(0.975, float64(t-1))
 	d := make([]float64, t)
 	rej := 0
