@@ -82,7 +82,7 @@ type Comparison struct {
 	Tasks                []string // tasks in both groups with at least K runs on each side
 	EstimateA, EstimateB float64  // mean over Tasks of each side's score@k
 	Ratio, Diff          float64  // EstimateA/EstimateB, EstimateA − EstimateB
-	RatioLow, RatioHigh  float64  // bootstrap percentile intervals (NaN without)
+	RatioLow, RatioHigh  float64  // bootstrap intervals (NaN without)
 	DiffLow, DiffHigh    float64
 	Warnings             []error
 }
@@ -95,8 +95,11 @@ type Comparison struct {
 // replicate whose B mean is 0 has no ratio and is left out of the ratio
 // interval (a warning counts them). The intervals are percentile intervals,
 // or with opt.Interval = BCa bias-corrected and accelerated ones (bcaLevels,
-// with the leave-one-task-out jackknife of compareJackknife). Studentized
-// is not implemented here and gives the percentile intervals.
+// with the leave-one-task-out jackknife of compareJackknife), or with
+// opt.Interval = Studentized bootstrap-t intervals over tasks of the
+// difference and of log(ratio) (compareStudentized, which draws its own
+// replicates; where one cannot be formed it falls back to the percentile
+// interval, with a warning).
 func Compare(a, b Side, opt ScoreAtKOptions) (Comparison, error) {
 	c := Comparison{Ratio: math.NaN(), RatioLow: math.NaN(), RatioHigh: math.NaN(), DiffLow: math.NaN(), DiffHigh: math.NaN()}
 	if a.K < 1 || b.K < 1 {
@@ -141,6 +144,15 @@ func Compare(a, b Side, opt ScoreAtKOptions) (Comparison, error) {
 	if opt.Boot == 0 {
 		return c, nil
 	}
+	var st studentComparison
+	if opt.Interval == Studentized {
+		st = compareStudentized(ta, tb, a.K, b.K, c.Diff, c.Ratio, opt)
+		c.Warnings = append(c.Warnings, st.warnings...)
+		if st.diffOK && st.ratioOK {
+			c.DiffLow, c.DiffHigh, c.RatioLow, c.RatioHigh = st.diffLow, st.diffHigh, st.ratioLow, st.ratioHigh
+			return c, nil
+		}
+	}
 	reps := compareReplicates(ta, tb, a.K, b.K, opt)
 	diffs := append([]float64(nil), reps.diff...)
 	var ratios []float64
@@ -169,6 +181,12 @@ func Compare(a, b Side, opt ScoreAtKOptions) (Comparison, error) {
 	if len(ratios) > 0 {
 		sort.Float64s(ratios)
 		c.RatioLow, c.RatioHigh = QuantileType7(ratios, rlo), QuantileType7(ratios, rhi)
+	}
+	if st.diffOK {
+		c.DiffLow, c.DiffHigh = st.diffLow, st.diffHigh
+	}
+	if st.ratioOK {
+		c.RatioLow, c.RatioHigh = st.ratioLow, st.ratioHigh
 	}
 	if n := opt.Boot - len(ratios); n > 0 {
 		c.Warnings = append(c.Warnings, fmt.Errorf("%d of %d replicates had a B mean of 0 and no ratio", n, opt.Boot))
@@ -227,13 +245,7 @@ func compareJackknife(ta, tb []TaskScores, ka, kb int) ([]float64, []float64) {
 	if m < 2 {
 		return nil, nil
 	}
-	ea, eb := make([]float64, m), make([]float64, m)
-	var sa, sb float64
-	for j := range ta {
-		ea[j], eb[j] = ScoreAtK(ta[j].Scores, ka, ta[j].Random), ScoreAtK(tb[j].Scores, kb, tb[j].Random)
-		sa += ea[j]
-		sb += eb[j]
-	}
+	ea, eb, sa, sb := taskEstimates(ta, tb, ka, kb)
 	jd, jr := make([]float64, m), make([]float64, m)
 	for j := range ta {
 		a, b := (sa-ea[j])/float64(m-1), (sb-eb[j])/float64(m-1)
@@ -245,4 +257,16 @@ func compareJackknife(ta, tb []TaskScores, ka, kb int) ([]float64, []float64) {
 		}
 	}
 	return jd, jr
+}
+
+// taskEstimates returns each common task's score@k on side A and side B
+// and their sums.
+func taskEstimates(ta, tb []TaskScores, ka, kb int) (ea, eb []float64, sa, sb float64) {
+	ea, eb = make([]float64, len(ta)), make([]float64, len(ta))
+	for j := range ta {
+		ea[j], eb[j] = ScoreAtK(ta[j].Scores, ka, ta[j].Random), ScoreAtK(tb[j].Scores, kb, tb[j].Random)
+		sa += ea[j]
+		sb += eb[j]
+	}
+	return ea, eb, sa, sb
 }

@@ -159,3 +159,102 @@ func TestCompareJackknifeBCa(t *testing.T) {
 	}
 	t.Logf("percentile diff [%.4f, %.4f] ratio [%.4f, %.4f]; BCa diff [%.4f, %.4f] ratio [%.4f, %.4f]", p.DiffLow, p.DiffHigh, p.RatioLow, p.RatioHigh, b.DiffLow, b.DiffHigh, b.RatioLow, b.RatioHigh)
 }
+
+// TestCompareStudentizedReference: Compare's studentized intervals against
+// the numpy bootstrap-t of testdata/reference/compare_stud.py on METR's
+// runs (two comparisons, k 1 vs 1 and 2 vs 1): the jackknife standard
+// errors over tasks to 1e-12, and the interval ends (B = 200,000 on each
+// side, other streams) within 0.2 bootstrap sd of θ* (the log scale for
+// the ratio's ends). With 7 tasks t* is lumpy (resamples repeat task
+// multisets): at B = 20,000 the low log-ratio end of case a moved from
+// −2.35 to −2.16 over six seeds, so the reference uses 200,000.
+func TestCompareStudentizedReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bootstrap reference comparison skipped in -short mode")
+	}
+	groups := metrRuns(t)
+	side := func(key string, k int) Side {
+		f := strings.Fields(key)
+		var ts []TaskScores
+		for task, s := range groups[[2]string{f[0], f[1]}] {
+			ts = append(ts, TaskScores{Task: task, Scores: s})
+		}
+		sort.Slice(ts, func(i, j int) bool { return ts[i].Task < ts[j].Task })
+		return Side{Tasks: ts, K: k}
+	}
+	for _, r := range readReference(t, "compare_stud_3a947ac.csv") {
+		ka, _ := strconv.Atoi(r[2])
+		kb, _ := strconv.Atoi(r[4])
+		a, b := side(r[1], ka), side(r[3], kb)
+		c, err := Compare(a, b, ScoreAtKOptions{Boot: 200000, Seed: 11, Level: 0.95, Interval: Studentized})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("case %s: warnings %v", r[0], c.Warnings) // a replicate that draws one task 7 times has se* = 0
+		var ea, eb []float64
+		var sa, sb float64
+		for i := range a.Tasks {
+			for j := range b.Tasks {
+				if a.Tasks[i].Task == b.Tasks[j].Task {
+					ea, eb = append(ea, ScoreAtK(a.Tasks[i].Scores, ka, false)), append(eb, ScoreAtK(b.Tasks[j].Scores, kb, false))
+					sa, sb = sa+ea[len(ea)-1], sb+eb[len(eb)-1]
+				}
+			}
+		}
+		seD, seL := compareJackSE(ea, eb, sa, sb)
+		n, _ := strconv.Atoi(r[5])
+		if len(c.Tasks) != n || math.Abs(c.Diff-atof(t, r[6])) > 1e-12 || math.Abs(c.Ratio-atof(t, r[7])) > 1e-12 ||
+			math.Abs(seD-atof(t, r[8])) > 1e-12 || math.Abs(seL-atof(t, r[9])) > 1e-12 {
+			t.Errorf("case %s: %d tasks, diff %v ratio %v se %v %v; numpy %v", r[0], len(c.Tasks), c.Diff, c.Ratio, seD, seL, r[5:10])
+		}
+		dsd, lsd := atof(t, r[12]), atof(t, r[15])
+		for _, x := range []struct {
+			name      string
+			got, want float64
+			tol       float64
+		}{
+			{"diff_low", c.DiffLow, atof(t, r[10]), 0.2 * dsd}, {"diff_high", c.DiffHigh, atof(t, r[11]), 0.2 * dsd},
+			{"log ratio_low", math.Log(c.RatioLow), math.Log(atof(t, r[13])), 0.2 * lsd}, {"log ratio_high", math.Log(c.RatioHigh), math.Log(atof(t, r[14])), 0.2 * lsd},
+		} {
+			t.Logf("case %s %s: %.4f, numpy %.4f (tolerance %.4f)", r[0], x.name, x.got, x.want, x.tol)
+			if math.Abs(x.got-x.want) > x.tol {
+				t.Errorf("case %s %s: %.4f, numpy %.4f (tolerance %.4f)", r[0], x.name, x.got, x.want, x.tol)
+			}
+		}
+	}
+}
+
+// TestCompareStudentizedEdges: one or two shared tasks give the
+// percentile intervals with a warning (with two every defined pivot is 0);
+// a side whose mean is 0 keeps the studentized difference and the
+// percentile ratio (NaN here, B's mean 0), with a warning; and a constant
+// per-task ratio 2 gives [2, 2].
+func TestCompareStudentizedEdges(t *testing.T) {
+	opt := ScoreAtKOptions{Boot: 400, Seed: 1, Level: 0.9, Interval: Studentized}
+	pct := ScoreAtKOptions{Boot: 400, Seed: 1, Level: 0.9}
+	x := TaskScores{Task: "x", Scores: []float64{0.2, 0.6}}
+	y := TaskScores{Task: "y", Scores: []float64{0.5, 0.1}}
+	for _, ts := range [][]TaskScores{{x}, {x, y}} {
+		b := Side{K: 1}
+		for _, u := range ts {
+			b.Tasks = append(b.Tasks, TaskScores{Task: u.Task, Scores: []float64{0.1, 0.3}})
+		}
+		c, err := Compare(Side{K: 1, Tasks: ts}, b, opt)
+		p, _ := Compare(Side{K: 1, Tasks: ts}, b, pct)
+		if err != nil || len(c.Warnings) != 1 || c.DiffLow != p.DiffLow || c.DiffHigh != p.DiffHigh || c.RatioLow != p.RatioLow || c.RatioHigh != p.RatioHigh {
+			t.Errorf("%d tasks: %v %+v; percentile %+v", len(ts), err, c, p)
+		}
+	}
+	a := Side{K: 1, Tasks: []TaskScores{x, y, {Task: "z", Scores: []float64{0.3}}}}
+	zero := Side{K: 1, Tasks: []TaskScores{{Task: "x", Scores: []float64{0, 0}}, {Task: "y", Scores: []float64{0}}, {Task: "z", Scores: []float64{0, 0}}}}
+	c, err := Compare(a, zero, opt)
+	if err != nil || !(c.DiffLow <= c.Diff && c.Diff <= c.DiffHigh) || !math.IsNaN(c.RatioLow) || len(c.Warnings) == 0 {
+		t.Errorf("B mean 0: %v %+v", err, c)
+	}
+	hand := Side{K: 1, Tasks: []TaskScores{{Task: "x", Scores: []float64{1, 1}}, {Task: "y", Scores: []float64{0.5, 0.5}}, {Task: "z", Scores: []float64{0.2, 0.4}}}}
+	half := Side{K: 1, Tasks: []TaskScores{{Task: "x", Scores: []float64{0.5, 0.5}}, {Task: "y", Scores: []float64{0.25, 0.25}}, {Task: "z", Scores: []float64{0.1, 0.2}}}}
+	c, err = Compare(hand, half, opt)
+	if err != nil || math.Abs(c.RatioLow-2) > 1e-12 || math.Abs(c.RatioHigh-2) > 1e-12 || !(c.DiffLow < c.Diff && c.Diff < c.DiffHigh) {
+		t.Errorf("constant ratio: %v %+v", err, c)
+	}
+}

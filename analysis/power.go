@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"sort"
 )
@@ -193,53 +194,135 @@ func PowerSuccessRates(pa, pb float64, opt PowerOptions) ([]PowerCell, error) {
 	return out, nil
 }
 
-// PilotSizeMinTasks is the fewest simulated tasks at which
-// PowerSuccessPilot's paired t-test held its size at α = 0.05 under both
-// nulls of TestPowerPilotSize (0.043–0.066 with 6 to 32 tasks, 2,000
-// studies a cell, SE 0.005); with 4 tasks it rejected 7–10.5 % of true
-// nulls under task × agent interaction.
-const PilotSizeMinTasks = 6
+// SignFlipMinTasks is the fewest tasks at which the sign-flip test of
+// PowerSuccessPilot and PowerScoreAtK can reject at level alpha: its
+// smallest p-value is 2/2^tasks (every difference of one sign), so it
+// needs 2^(tasks−1) ≥ 1/alpha (6 tasks at α = 0.05, 8 at 0.01). With fewer
+// the simulated power is 0.
+func SignFlipMinTasks(alpha float64) int {
+	n := 1
+	for math.Ldexp(1, 1-n) > alpha {
+		n++
+	}
+	return n
+}
+
+// signFlipExactMax is the most tasks whose 2^(tasks−1) sign vectors
+// signFlipP enumerates; above it, it draws signFlipDraws of them.
+const (
+	signFlipExactMax = 12
+	signFlipDraws    = 1999
+)
+
+// signFlipP is the two-sided p-value of the sign-flip (randomization) test
+// of mean(d) = 0 over tasks (Fisher 1935; Good 2005, §3.6): under the null
+// that each task's difference is as likely to be d_i as −d_i, every sign
+// vector s is as likely as the observed one, and
+//
+//	p = #{s : |Σ s_i·d_i| ≥ |Σ d_i|} / 2^n
+//
+// counted over all 2^(n−1) sign vectors up to a global flip (which gives
+// the same |sum|) when n ≤ signFlipExactMax, in Gray-code order, one flip
+// per step; above that over signFlipDraws uniform sign vectors from rng
+// plus the observed one, p = (1 + #{…})/(signFlipDraws + 1). Both p-values
+// are valid (P(p ≤ α) ≤ α under the null), so the test keeps its size at
+// any number of tasks when the differences are symmetric about 0. The
+// t statistic is a monotone function of |Σ s_i·d_i| over sign vectors
+// (Σ d_i² does not change), so this is also the randomization version of
+// the paired t-test. Sums tie within 1e-9·Σ|d_i| (the Gray-code sum drifts by rounding). A tie
+// counts as reaching the observed sum: all d_i = 0 gives p = 1.
+// (numpy reference: testdata/reference/power_signflip.py.)
+//
+// The count stops as soon as the p-value is sure to exceed stop (hits only
+// grow), returning a value above stop: signFlipP(d, rng, α) ≤ α decides the
+// test at level α exactly as the full count would (same draws up to that
+// point), in a fraction of the time for studies far from rejecting;
+// stop = 1 gives the p-value.
+func signFlipP(d []float64, rng *rand.Rand, stop float64) float64 {
+	n := len(d)
+	var obs, abs float64
+	for _, x := range d {
+		obs += x
+		abs += math.Abs(x)
+	}
+	obs = math.Abs(obs)
+	thr := obs - 1e-9*abs
+	if n <= signFlipExactMax {
+		// s_0 = +1 throughout; bit j−1 of the Gray code g is s_j = −1.
+		var sum float64
+		for _, x := range d {
+			sum += x
+		}
+		hit := 1 // the observed vector
+		total := float64(uint64(1) << (n - 1))
+		limit := int(math.Min(math.Floor(stop*total), total)) // p > stop once hit > limit
+		neg := make([]bool, n)
+		for i := 1; i < 1<<(n-1) && hit <= limit; i++ {
+			j := 1 + bits.TrailingZeros(uint(i))
+			if neg[j] {
+				sum += 2 * d[j]
+			} else {
+				sum -= 2 * d[j]
+			}
+			neg[j] = !neg[j]
+			if math.Abs(sum) >= thr {
+				hit++
+			}
+		}
+		return float64(hit) / total
+	}
+	hit := 1
+	limit := int(math.Min(math.Floor(stop*(signFlipDraws+1)), signFlipDraws+1))
+	for b := 0; b < signFlipDraws && hit <= limit; b++ {
+		var sum float64
+		var w uint64
+		for i, x := range d {
+			if i%64 == 0 {
+				w = rng.Uint64()
+			}
+			if w&1 == 1 {
+				sum -= x
+			} else {
+				sum += x
+			}
+			w >>= 1
+		}
+		if math.Abs(sum) >= thr {
+			hit++
+		}
+	}
+	return float64(hit) / float64(signFlipDraws+1)
+}
 
 // PowerSuccessPilot is PowerSuccessRates with the pilot data as the truth:
 // a simulated study draws its tasks with replacement from the tasks both
 // agents ran (the same tasks for both), and for each task draws runs per
 // task runs with replacement from each agent's pilot runs of that task.
-// Tasks are the clusters: the test is the paired t-test over tasks of the
-// per-task differences in success rate,
+// Tasks are the clusters: the test is the sign-flip test over tasks
+// (signFlipP) of the per-task differences in success rate,
 //
 //	d_i = (successes of A − successes of B on task i) / runs
-//	t = mean(d) / (sd(d)/√tasks),  df = tasks − 1
 //
-// (R: t.test(pa_task, pb_task, paired = TRUE)), and the CI half-width is
-// t_{1−α/2, tasks−1}·sd(d)/√tasks. Its null is that the task-averaged
-// rates are equal; it holds its level whether tasks differ in difficulty
-// only or agents' strengths vary by task (task × agent interaction), where
-// a z-test on the pooled runs, which treats runs as independent, rejected a
-// true null up to 67 % of the time at α = 0.05 (docs/scoreatk-coverage.md,
-// power's size table; with fewer than PilotSizeMinTasks tasks the t-test
-// too exceeds α). A study whose differences are all equal (sd 0)
-// rejects when they are not 0. Needs tasks ≥ 2.
+// rejecting when p ≤ α, and the CI half-width is the paired t interval's,
+// t_{1−α/2, tasks−1}·sd(d)/√tasks (R: t.test(pa_task, pb_task, paired =
+// TRUE)). Its null is that the task-averaged rates are equal. The paired
+// t-test used before held 0.043–0.066 at 6 or more tasks under the nulls
+// of TestPowerPilotSize (difficulty only; task × agent interaction), up to
+// 0.105 with 4; the sign-flip test is exact when each task's difference is
+// symmetric about 0 (both of those nulls: measured 0–0.051) and reached
+// 0.064 under a skewed interaction (the t-test 0.082; docs/
+// scoreatk-coverage.md §2), at a cost in power with 6–8 tasks. It cannot
+// reject with fewer than SignFlipMinTasks(α) tasks (6 at α = 0.05): power
+// 0 there. A z-test on the pooled runs, which treats runs as independent,
+// rejected a true null up to 67 % of the time. Needs tasks ≥ 2.
 func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error) {
 	if err := opt.check(2); err != nil {
 		return nil, err
 	}
-	ga, gb := map[string][]bool{}, map[string][]bool{}
-	for _, r := range a {
-		ga[r.Task] = append(ga[r.Task], r.Final)
-	}
-	for _, r := range b {
-		gb[r.Task] = append(gb[r.Task], r.Final)
-	}
-	var names []string
-	for t := range ga {
-		if len(gb[t]) > 0 {
-			names = append(names, t)
-		}
-	}
+	ga, gb, names := pilotTasks(a, b)
 	if len(names) == 0 {
 		return nil, errors.New("analysis: the two agents share no task in the pilot data")
 	}
-	sort.Strings(names)
 	var out []PowerCell
 	for ri, r := range opt.Runs {
 		for ti, t := range opt.Tasks {
@@ -264,8 +347,8 @@ func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error)
 					}
 					d[i] = float64(diff) / float64(r)
 				}
-				ok, h := pairedTTest(d, tq)
-				if ok {
+				_, h := pairedTTest(d, tq)
+				if signFlipP(d, rng, opt.Alpha) <= opt.Alpha {
 					rej++
 				}
 				hw += h
@@ -274,6 +357,25 @@ func PowerSuccessPilot(a, b []OutcomeRun, opt PowerOptions) ([]PowerCell, error)
 		}
 	}
 	return out, nil
+}
+
+// pilotTasks groups the final outcomes of a's and b's runs by task and
+// returns the tasks both ran, sorted.
+func pilotTasks(a, b []OutcomeRun) (ga, gb map[string][]bool, names []string) {
+	ga, gb = map[string][]bool{}, map[string][]bool{}
+	for _, r := range a {
+		ga[r.Task] = append(ga[r.Task], r.Final)
+	}
+	for _, r := range b {
+		gb[r.Task] = append(gb[r.Task], r.Final)
+	}
+	for t := range ga {
+		if len(gb[t]) > 0 {
+			names = append(names, t)
+		}
+	}
+	sort.Strings(names)
+	return ga, gb, names
 }
 
 // pairedTTest is the two-sided one-sample t-test of mean(d) = 0 at critical
@@ -298,11 +400,13 @@ func pairedTTest(d []float64, tq float64) (bool, float64) {
 // task's weight is ignored), draws runs per task runs with replacement
 // from each agent's pilot scores of each task, computes each task's
 // score@k difference d_t = A − B (the mean for random-selection tasks) and
-// tests mean(d) = 0 with a paired t-test over tasks (df = tasks − 1); the
-// CI half-width is t_{1−α/2, tasks−1}·sd(d)/√tasks. The paired t-test is
-// fast and, with tasks as the unit of replication, accounts for both run
-// and task variation; with few tasks and skewed differences its level is
-// only approximate. Cells with runs per task < k are an error.
+// tests mean(d) = 0 with the sign-flip test over tasks (signFlipP, as
+// PowerSuccessPilot; no rejection below SignFlipMinTasks(α) tasks); the
+// CI half-width is the paired t interval's, t_{1−α/2, tasks−1}·sd(d)/√tasks.
+// With tasks as the unit of replication the test accounts for both run and
+// task variation; it is exact when the differences are symmetric about 0
+// and approximate when they are skewed. Cells with runs per task < k are
+// an error.
 func PowerScoreAtK(a, b []TaskScores, k int, opt PowerOptions) ([]PowerCell, error) {
 	if err := opt.check(2); err != nil {
 		return nil, err
@@ -352,8 +456,8 @@ func PowerScoreAtK(a, b []TaskScores, k int, opt PowerOptions) ([]PowerCell, err
 					}
 					d[i] = drawScore(sa, w, p.a.Random) - drawScore(sb, w, p.b.Random)
 				}
-				ok, h := pairedTTest(d, tq)
-				if ok {
+				_, h := pairedTTest(d, tq)
+				if signFlipP(d, rng, opt.Alpha) <= opt.Alpha {
 					rej++
 				}
 				hw += h

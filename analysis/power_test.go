@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -135,5 +137,40 @@ func TestPairedTTest(t *testing.T) {
 	}
 	if rej, hw := pairedTTest([]float64{0.5, 0.5, 0.5}, tq); !rej || hw != 0 {
 		t.Error("constant non-zero differences should reject")
+	}
+}
+
+// TestSignFlipReference: signFlipP against the brute-force enumeration of
+// testdata/reference/power_signflip.py (numpy; every one of the 2^n sign
+// vectors). Up to signFlipExactMax tasks the p-value is exact (to 1e-12);
+// above it (14 and 16 tasks) it is the Monte Carlo p of signFlipDraws
+// vectors, within 4 binomial SEs of the exact one, and the same for the
+// same stream.
+func TestSignFlipReference(t *testing.T) {
+	for _, r := range readReference(t, "power_signflip.csv") {
+		var d []float64
+		for _, f := range strings.Fields(r[0]) {
+			d = append(d, atof(t, f))
+		}
+		want := atof(t, r[1])
+		got := signFlipP(d, rand.New(rand.NewPCG(1, 2)), 1)
+		tol := 1e-12
+		if len(d) > signFlipExactMax {
+			tol = 4*math.Sqrt(want*(1-want)/signFlipDraws) + 1.0/signFlipDraws
+			if again := signFlipP(d, rand.New(rand.NewPCG(1, 2)), 1); again != got {
+				t.Errorf("n=%d: p %v then %v from the same stream", len(d), got, again)
+			}
+		}
+		if math.Abs(got-want) > tol {
+			t.Errorf("n=%d %v: p %.12g, numpy %.12g (tolerance %.3g)", len(d), d, got, want, tol)
+		}
+	}
+	for _, c := range []struct {
+		alpha float64
+		want  int
+	}{{0.05, 6}, {0.01, 8}, {0.1, 5}, {0.0625, 5}, {0.5, 2}} {
+		if got := SignFlipMinTasks(c.alpha); got != c.want {
+			t.Errorf("SignFlipMinTasks(%v) = %d; want %d", c.alpha, got, c.want)
+		}
 	}
 }

@@ -33,7 +33,9 @@ import (
 // se*_b = 0 has t*_b = 0 when U*_b = V and is left out, with a warning,
 // otherwise) and se the jackknife
 // standard error of the observed U (Efron & Tibshirani 1993, §12.5; Davison
-// & Hinkley 1997, §5.2.1, Eq. 5.7). R's boot::boot.ci(type = "stud") gives
+// & Hinkley 1997, §5.2.1, Eq. 5.7), each end then clamped into the lowest
+// and highest observed score of the tasks in the mean (scoreRange: with two
+// runs per task the raw ends often leave it). R's boot::boot.ci(type = "stud") gives
 // the same interval (up to its quantile interpolation) when handed
 // var.t0 = se², var.t = se*², t0 = U and t = U* − V + U, since its pivot
 // (t − t0)/sqrt(var.t) is centred on t0 (testdata/reference/scoreatk_stud.R).
@@ -317,13 +319,45 @@ func studentizedCurve(prep []preparedTask, opt ScoreAtKOptions, points []ScoreAt
 		}
 		tl, th := quantileType7Select(kept, lo), quantileType7Select(kept, hi)
 		u := points[i].Estimate
-		points[i].CILow = u - float64(th*se[i])
-		points[i].CIHigh = u - float64(tl*se[i])
+		smin, smax := scoreRange(prep, i)
+		points[i].CILow = clamp(u-float64(th*se[i]), smin, smax)
+		points[i].CIHigh = clamp(u-float64(tl*se[i]), smin, smax)
 		if se[i] == 0 {
 			points[i].CILow, points[i].CIHigh = u, u
 			points[i].Warnings = append(points[i].Warnings, fmt.Errorf("k=%d: the jackknife standard error is 0 (one run per task, or every task's runs tied): the interval has zero width", opt.Ks[i]))
 		}
 	}
+}
+
+// scoreRange is the lowest and highest observed score of the tasks in the
+// mean at Ks entry i. The cross-task score@k of the runs, and of every
+// resample of them, lies in it (score@k is a weighted mean of a task's
+// scores), but U − t*·se need not: with two runs per task a resample's
+// jackknife se is often tiny (or 0, for a resample that repeats one run),
+// so the t* quantiles are long and the raw interval reached 1.51 for
+// scores in [0, 0.86] (TestStudentizedScoreRange). The studentized
+// interval's ends are clamped into this range.
+func scoreRange(prep []preparedTask, i int) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, p := range prep {
+		if p.ks[i] == 0 || len(p.s) == 0 {
+			continue
+		}
+		hi = max(hi, p.s[0])
+		lo = min(lo, p.s[len(p.s)-1])
+	}
+	return lo, hi
+}
+
+// clamp is x limited to [lo, hi] (NaN stays NaN).
+func clamp(x, lo, hi float64) float64 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
 }
 
 // taskBootstrapCurve fills points' BootMean and interval by resampling

@@ -233,3 +233,33 @@ func TestStudentizedOutcomeTables(t *testing.T) {
 		t.Errorf("%d outcomes, %d variances, table of %d", o, len(st.jv), len(p.exact.thresh))
 	}
 }
+
+// TestStudentizedScoreRange: with two runs per task the raw bootstrap-t
+// ends leave the observed scores' range (measured without the clamp:
+// k = 1 [0.067, 0.898], k = 2 [0.426, 1.515] for scores in [0, 0.86]); the
+// interval is clamped into it and still contains the estimate, and an end
+// inside the range is left as it is (k = 1's low end).
+func TestStudentizedScoreRange(t *testing.T) {
+	tasks := []TaskScores{
+		{Task: "a", Scores: []float64{0, 0.59}},
+		{Task: "b", Scores: []float64{0.52, 0.64}},
+		{Task: "c", Scores: []float64{0.56, 0.28}},
+		{Task: "d", Scores: []float64{0.41, 0.86}},
+	}
+	pts, err := ScoreAtKCurve(tasks, ScoreAtKOptions{Ks: []int{1, 2}, Boot: 999, Seed: 1, Level: 0.95, Interval: Studentized})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		t.Logf("k=%d: U %.4f [%.4f, %.4f]", p.K, p.Estimate, p.CILow, p.CIHigh)
+		if !(p.CILow >= 0 && p.CIHigh <= 0.86 && p.CILow <= p.Estimate && p.Estimate <= p.CIHigh) {
+			t.Errorf("k=%d: [%v, %v] leaves [0, 0.86] or misses U = %v", p.K, p.CILow, p.CIHigh, p.Estimate)
+		}
+	}
+	if pts[1].CIHigh != 0.86 {
+		t.Errorf("k=2: high end %v; want it clamped to the highest score 0.86", pts[1].CIHigh)
+	}
+	if !(pts[0].CILow > 0 && pts[0].CILow < pts[0].Estimate) {
+		t.Errorf("k=1: low end %v; want it inside (0, U) (not clamped)", pts[0].CILow)
+	}
+}

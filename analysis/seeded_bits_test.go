@@ -78,7 +78,7 @@ func TestSeededBitsPinned(t *testing.T) {
 			}
 			return err
 		}},
-		{"score@k studentized, outcome tables", "d20288964130bf4ecf69408a9c188efa4096dcac2c1f589dbd77f1e689f34d81", func(h *bitHash) error {
+		{"score@k studentized, outcome tables", "77a218785d225a483d7d58813e1b353eaa3a024a49ef3fc66861f05d516f2215", func(h *bitHash) error {
 			// Few distinct scores: every task takes the outcome-table path.
 			var few []TaskScores
 			for ti := range 4 {
@@ -101,7 +101,7 @@ func TestSeededBitsPinned(t *testing.T) {
 			}
 			return err
 		}},
-		{"power pilot", "02d1275a79d7a5b7ed40d8fbf008a343f729b566c8ff86a4002f93823101b35e", func(h *bitHash) error {
+		{"power pilot", "6cdf0b0b0f6dfd0a310333466b55dd3ecf47824eab53b80b70bc51d6bcf0b316", func(h *bitHash) error {
 			var a, b []OutcomeRun
 			for i := range 6 {
 				for j := range 5 {

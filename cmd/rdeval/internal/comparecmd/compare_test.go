@@ -66,7 +66,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{demoRuns, "--a", "agent=Modular (Model A);time_limit_s=7200", "--b", "agent=Modular (Model A);time_limit_s=1800", "--budget", "3h"}, "does not divide the budget"},
 		{[]string{demoRuns, "--a", "colour=red", "--b", "agent=human"}, "not a runs column"},
 		{[]string{demoRuns, "--b", "agent=human"}, "both --a and --b"},
-		{[]string{demoRuns, "--a", "agent=human", "--b", "agent=human", "--interval", "basic"}, "want percentile or bca"},
+		{[]string{demoRuns, "--a", "agent=human", "--b", "agent=human", "--interval", "basic"}, "want percentile, bca or studentized"},
 	} {
 		if _, _, err := runCmd(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)

@@ -1,6 +1,9 @@
 package multiversecmd
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"sort"
@@ -451,8 +454,9 @@ func scoreAtK(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (E
 	return e, nil
 }
 
-func horizon(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Estimate, error) {
-	e := Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+// horizonRuns are the runs of st.Agent that the horizon fit of horizon
+// reads, with the outcome of the success choice.
+func horizonRuns(st Stat, ds *ingest.Dataset, s Settings) []analysis.HorizonRun {
 	var runs []analysis.HorizonRun
 	for _, r := range ds.Runs {
 		if r.Kind == "human" || r.Agent != st.Agent {
@@ -479,6 +483,30 @@ func horizon(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Es
 		}
 		runs = append(runs, analysis.HorizonRun{Agent: r.Agent, Family: fam, Task: r.TaskID, HumanMinutes: r.HumanMinutes.V, Y: y})
 	}
+	return runs
+}
+
+// horizonKey identifies a horizon cell's inputs: the settings and a
+// SHA-256 of the runs horizonRuns hands the fit, bit for bit. Two cells
+// with the same key (two data versions that hold the same runs of the
+// agent) have the same result for the same boot and seed.
+func horizonKey(st Stat, ds *ingest.Dataset, s Settings) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%#v\x00", s)
+	var b [8]byte
+	for _, r := range horizonRuns(st, ds, s) {
+		fmt.Fprintf(h, "%q %q %q ", r.Agent, r.Family, r.Task)
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(r.HumanMinutes))
+		h.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(r.Y))
+		h.Write(b[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func horizon(st Stat, ds *ingest.Dataset, s Settings, boot int, seed uint64) (Estimate, error) {
+	e := Estimate{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	runs := horizonRuns(st, ds, s)
 	if len(runs) == 0 {
 		return e, fmt.Errorf("agent %q has no run with human_minutes and %s", st.Agent, s.Success)
 	}

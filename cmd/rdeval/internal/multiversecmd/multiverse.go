@@ -259,6 +259,14 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: no run of %s matches where %v and the stat's where %v", sp.Path, strings.Join(in, ", "), sp.Where, sp.Stat.Where)}
 		}
 	}
+	// Horizon cells with the same inputs (data versions that hold the same
+	// runs of the agent, e.g. METR's 3a947ac and 19b0311 for Claude 3.5
+	// Sonnet (New)) are fitted once: see horizonKey.
+	type evaluated struct {
+		e   Estimate
+		err error
+	}
+	memo := map[string]evaluated{}
 	for n, c := range combos {
 		s, di := settingsFor(sp, c)
 		if di < 0 {
@@ -272,7 +280,19 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 		if err != nil {
 			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
 		}
-		e, err := Evaluate(sp.Stat, ds, s, opts.Boot, opts.Seed)
+		var ev evaluated
+		key, seen := "", false
+		if sp.Stat.Kind == "horizon" {
+			key = horizonKey(sp.Stat, ds, s)
+			ev, seen = memo[key]
+		}
+		if !seen {
+			ev.e, ev.err = Evaluate(sp.Stat, ds, s, opts.Boot, opts.Seed)
+			if key != "" {
+				memo[key] = ev
+			}
+		}
+		e, err := ev.e, ev.err
 		cell.Estimate = e
 		var ce *ChoiceError
 		if errors.As(err, &ce) {

@@ -299,3 +299,54 @@ choices:
 		}
 	}
 }
+
+// TestHorizonKey: in examples/multiverse-horizons.yaml the 3a947ac and
+// 19b0311 files hold the same runs of Claude 3.5 Sonnet (New), so 48 of the
+// 144 cells share their inputs with a cell of another version (Compute
+// fits each once); cells with one key have the same estimate (B = 20).
+func TestHorizonKey(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "..", "examples", "multiverse-horizons.yaml")
+	sp, err := LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataIdx := -1
+	for i, c := range sp.Choices {
+		if c.Key == KeyData {
+			dataIdx = i
+		}
+	}
+	if _, err := os.Stat(sp.Choices[dataIdx].Values[0].Inputs[0]); err != nil {
+		t.Skipf("METR data beside the checkout not found: %v", err)
+	}
+	io, _, _ := iostreams.Test()
+	opts := &Options{IO: io, Boot: 20, Seed: 1, MaxCells: DefaultMaxCells}
+	res, err := Compute(opts, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := map[int]*ingest.Dataset{}
+	keys := map[string]Estimate{}
+	for _, c := range res.Cells {
+		s, di := settingsFor(sp, c.Combo)
+		if sets[di] == nil {
+			ds, err := load(opts, sp.Choices[dataIdx].Values[di].Inputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets[di] = Subset(ds, sp.Where, sp.Stat.Where)
+		}
+		ds, err := Apply(sets[di], s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := horizonKey(sp.Stat, ds, s)
+		if e, ok := keys[k]; ok && !reflect.DeepEqual(e, c.Estimate) && !math.IsNaN(e.Value) {
+			t.Errorf("cell %d: key of an earlier cell, estimate %+v against %+v", c.Index, c.Estimate, e)
+		}
+		keys[k] = c.Estimate
+	}
+	if len(res.Cells) != 144 || len(keys) != 96 {
+		t.Errorf("%d cells, %d distinct horizon inputs; want 144 and 96", len(res.Cells), len(keys))
+	}
+}

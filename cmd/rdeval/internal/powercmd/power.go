@@ -60,20 +60,25 @@ simulation error at any n.
 --stat success with pilot data: a study draws its tasks with replacement from
 the tasks both agents ran (the same tasks for both arms) and each task's runs
 with replacement from that agent's pilot runs of the task. Tasks are the
-clusters: the test is a paired t-test over tasks of the per-task differences in
-success rate (df = tasks − 1; CI half-width t·sd/√tasks), whose null is equal
-task-averaged rates. With 6 or more tasks its simulated size at α = 0.05 is
-0.043–0.066 whether tasks differ in difficulty only or agents' strengths vary
-by task (docs/scoreatk-coverage.md); the z-test on pooled runs used before
-rejected up to 67 % of true nulls with such interaction. Needs at least 2
-tasks; below 6 its size exceeds α (up to 10 % with 4 tasks), with a warning.
+clusters: the test is a sign-flip (randomization) test over tasks of the
+per-task differences in success rate (all 2^(tasks−1) sign vectors up to 12
+tasks, 1,999 random ones above), whose null is equal task-averaged rates; the
+CI half-width is the paired t interval's, t·sd/√tasks. Its simulated size at
+α = 0.05 (docs/scoreatk-coverage.md §2; 2,000 studies a cell, SE 0.005) is
+0–0.051 whether tasks differ in difficulty only or agents' strengths vary by
+task (there it is exact), and up to 0.064 when the per-task differences are
+skewed. The paired t-test used before reached 0.066 (0.082 skewed), the
+z-test on pooled runs 67 %. The price is power with few tasks: it cannot
+reject below 6 tasks at α = 0.05 (2/2^tasks > α; power 0, with a warning), and
+at 6 tasks × 10 runs it had power 0.22 where the t-test had 0.56 (8 tasks
+0.60 against 0.74, 16 tasks 0.96 against 0.98). Needs at least 2 tasks.
 
 --stat scoreatk (pilot data only): tasks and runs are drawn the same way from the
 normalized scores; each task's score@k difference (A − B; the mean for random-
-selection tasks) is tested with a paired t-test over tasks (df = tasks − 1), and
-the CI half-width is t·sd/√tasks. The paired t-test is fast and treats tasks as
-the unit of replication, so both run and task variation count; with few tasks and
-skewed differences its level is approximate. Runs per task must be at least k.
+selection tasks) is tested with the same sign-flip test over tasks (size at
+k = 2: 0–0.060 under both nulls), and the CI half-width is t·sd/√tasks. Tasks
+are the unit of replication, so both run and task variation count. Runs per
+task must be at least k.
 
 --a and --b select each agent's pilot runs like --where (COLUMN=VALUE[,VALUE…],
 repeatable; all must hold); --where filters both. Simulation error: power_se =
@@ -263,10 +268,7 @@ func Compute(opts *Options, ds *ingest.Dataset, fa, fb []filter, popt analysis.P
 			return &cmdutil.BadInputError{Err: fmt.Errorf("the pilot runs of A (%d) or B (%d) have no success information", len(oa), len(ob))}
 		}
 		cells, err = analysis.PowerSuccessPilot(oa, ob, popt)
-		if err == nil && slices.Min(popt.Tasks) < analysis.PilotSizeMinTasks {
-			opts.IO.Warnf("with fewer than %d tasks the paired t-test over tasks rejects more than α of true nulls in simulation (up to 10 %% at α = 0.05 with 4 tasks when agents' strengths vary by task), so power there is overstated", analysis.PilotSizeMinTasks)
-		}
-		desc = fmt.Sprintf("final success from pilot data (A %d runs, final success %.4f; B %d runs, %.4f): paired t-test over tasks of the per-task success rates, α = %g",
+		desc = fmt.Sprintf("final success from pilot data (A %d runs, final success %.4f; B %d runs, %.4f): sign-flip test over tasks of the per-task success rates, α = %g",
 			len(oa), analysis.FinalSuccessMean(oa), len(ob), analysis.FinalSuccessMean(ob), opts.Alpha)
 	} else {
 		random := map[string]bool{}
@@ -280,10 +282,13 @@ func Compute(opts *Options, ds *ingest.Dataset, fa, fb []filter, popt analysis.P
 			return &cmdutil.BadInputError{Err: fmt.Errorf("the pilot runs of A or B have no normalized score")}
 		}
 		cells, err = analysis.PowerScoreAtK(ta, tb, opts.K, popt)
-		desc = fmt.Sprintf("score@%d from pilot data (A %d tasks, B %d tasks): paired t-test over tasks, α = %g", opts.K, len(ta), len(tb), opts.Alpha)
+		desc = fmt.Sprintf("score@%d from pilot data (A %d tasks, B %d tasks): sign-flip test over tasks, α = %g", opts.K, len(ta), len(tb), opts.Alpha)
 	}
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}
+	}
+	if n := analysis.SignFlipMinTasks(opts.Alpha); slices.Min(popt.Tasks) < n {
+		opts.IO.Warnf("the sign-flip test over tasks cannot reject at α = %g with fewer than %d tasks (its smallest p-value is 2/2^tasks), so power is 0 there", opts.Alpha, n)
 	}
 	return write(opts, desc, cells, nil)
 }

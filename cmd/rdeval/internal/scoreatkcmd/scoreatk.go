@@ -60,8 +60,9 @@ Beta scores, n = 8 and 16 runs per task (1,000 studies each, SE 0.007):
                          runs, se the jackknife standard error; the interval is
                          U − t*·se. Covers 0.935–0.963 at every k ≤ n/2
                          (0.96–0.98 at k = n, with wide intervals); 10–50 %
-                         wider than percentile. Can reach past the scores'
-                         range with few runs.
+                         wider than percentile. Its ends are clamped into
+                         the lowest and highest observed score (with two runs
+                         per task U − t*·se often leaves that range).
   percentile             METR's: 0.905–0.941 at k = 1, 0.84–0.89 at k = n/4,
                          0.71–0.76 at k = n/2, about 0.5 at k = n.
   bca                    bias-corrected and accelerated: 0.92–0.94 at k = 1,
