@@ -176,7 +176,8 @@ func (w *costWhiskers) Plot(c draw.Canvas, plt *plot.Plot) {
 // left, above, below, then the four corners moved away by one to three
 // lines. When every position covers something, the one that covers least
 // is taken: a label counts 100, a point 10, a whisker or step 1, and a
-// position k lines away 2k.
+// position k lines away 2k; a label moved away gets a thin grey leader
+// line to its point.
 // Points are labelled in order of score, highest first.
 type costLabels struct {
 	pts   []CostPoint
@@ -239,7 +240,7 @@ func (l *costLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 			far = append(far, 2*k, 2*k, 2*k, 2*k)
 		}
 		// The cost of a position: what it covers, labels weighing most.
-		at, best := cands[0], -1
+		at, best, atIdx := cands[0], -1, 0
 		for ci, cd := range cands {
 			b := labelBox{cd.X, cd.Y, cd.X + w, cd.Y + h}
 			if b.minX < c.Min.X || b.maxX > c.Max.X || b.minY < c.Min.Y || b.maxY > c.Max.Y {
@@ -262,13 +263,27 @@ func (l *costLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 				}
 			}
 			if best < 0 || n < best {
-				at, best = cd, n
+				at, best, atIdx = cd, n, ci
 			}
 			if n == 0 {
 				break
 			}
 		}
 		placed = append(placed, labelBox{at.X, at.Y, at.X + w, at.Y + h})
+		if far[atIdx] > 0 {
+			// A label moved away: a leader from the point to the label's
+			// nearest corner.
+			cx, cy := at.X, at.Y
+			if at.X+w < x {
+				cx = at.X + w
+			}
+			if at.Y > y {
+				cy = at.Y
+			} else {
+				cy = at.Y + h
+			}
+			c.StrokeLine2(draw.LineStyle{Color: otherGrey, Width: vg.Points(0.4)}, x, y, cx, cy)
+		}
 		sty := l.style
 		sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
 		c.FillText(sty, at, pt.Label)

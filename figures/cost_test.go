@@ -33,7 +33,7 @@ func TestCostFigureGolden(t *testing.T) {
 	if _, ok := p.X.Scale.(plot.LogScale); !ok {
 		t.Errorf("x scale %T: costs from $3 to $1840 want a log axis", p.X.Scale)
 	}
-	checkPlotGolden(t, p, OneColumn, Height(OneColumn), "cost")
+	checkPlotGolden(t, p, TwoColumn, Height(OneColumn)*1.2, "cost")
 }
 
 // TestCostFigureEdgeCases: no point, NaN points, a narrow range (linear
