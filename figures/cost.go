@@ -73,16 +73,16 @@ func CostFigure(title, xLabel, yLabel string, pts []CostPoint) (*plot.Plot, erro
 		p.X.Tick.Marker = costTicks{}
 		p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
 	} else {
-		pad := (xmax - xmin) * 0.08
+		pad := float64((xmax - xmin) * 0.08) // rounded: no multiply-add with xmin − pad
 		if pad == 0 {
-			pad = math.Max(math.Abs(xmax)*0.1, 1)
+			pad = math.Max(float64(math.Abs(xmax)*0.1), 1)
 		}
 		p.X.Min, p.X.Max = math.Max(0, xmin-pad), xmax+pad
 		if xmin-pad < 0 && xmin < 0 {
 			p.X.Min = xmin - pad
 		}
 	}
-	pad := (ymax - ymin) * 0.08
+	pad := float64((ymax - ymin) * 0.08)
 	if pad == 0 {
 		pad = 0.1
 	}
@@ -234,7 +234,8 @@ func (l *costLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 		far := make([]int, len(cands)) // lines away from the point
 		for k := 1; k <= 3; k++ {
-			up, down := vg.Length(k)*h, vg.Length(k)*h
+			up := vg.Length(vg.Length(k) * h) // rounded: no multiply-add with y
+			down := up
 			cands = append(cands, vg.Point{X: x + gap, Y: y + gap + up}, vg.Point{X: x + gap, Y: y - gap - h - down},
 				vg.Point{X: x - gap - w, Y: y + gap + up}, vg.Point{X: x - gap - w, Y: y - gap - h - down})
 			far = append(far, 2*k, 2*k, 2*k, 2*k)
