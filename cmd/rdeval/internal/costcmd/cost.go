@@ -82,7 +82,7 @@ writes +Inf and NaN as null.`,
 			if !(opts.CI > 0 && opts.CI < 1) {
 				return cmdutil.Usagef("--ci %v: want a level between 0 and 1, e.g. 0.95", opts.CI)
 			}
-			if _, ok := figconfig.ParseCostUnit(opts.BootUnit); !ok {
+			if opts.BootUnit != "runs" && opts.BootUnit != "tasks" {
 				return cmdutil.Usagef("--boot-unit %q: want runs or tasks", opts.BootUnit)
 			}
 			if f := opts.FrontierOn; f != "" && f != "score" && f != "success" {
@@ -129,8 +129,7 @@ func Run(opts *Options) error {
 
 // Compute runs the command on a loaded dataset.
 func Compute(opts *Options, ds *ingest.Dataset) error {
-	unit, _ := figconfig.ParseCostUnit(opts.BootUnit)
-	res, err := study.Cost(ds, study.CostParams{By: opts.By, Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI, Unit: unit, FrontierOn: opts.FrontierOn, NoHumans: opts.NoHumans})
+	res, err := study.Cost(ds, study.CostParams{By: opts.By, Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI, ResampleTasks: opts.BootUnit == "tasks", FrontierOn: opts.FrontierOn, NoHumans: opts.NoHumans})
 	opts.IO.Warn(res.Warnings...)
 	if err != nil {
 		return err

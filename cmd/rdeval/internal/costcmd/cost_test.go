@@ -280,3 +280,35 @@ func TestHumansWithoutCost(t *testing.T) {
 		t.Errorf("a human row without costs:\n%s", out)
 	}
 }
+
+// TestBootUnit: --boot-unit tasks keeps the estimates and the frontier
+// and changes the intervals, and the same seed gives the same bytes.
+func TestBootUnit(t *testing.T) {
+	rowsOf := func(args ...string) []map[string]any {
+		out, _, err := runCmd(t, append([]string{demoRuns, "--boot", "400", "--format", "json"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	runs, tasks := rowsOf(), rowsOf("--boot-unit", "tasks")
+	if fmt.Sprint(runs) != fmt.Sprint(rowsOf()) {
+		t.Error("same seed, different output")
+	}
+	differ := 0
+	for i := range runs {
+		if runs[i]["mean_cost"] != tasks[i]["mean_cost"] || runs[i]["mean_score"] != tasks[i]["mean_score"] || runs[i]["pareto"] != tasks[i]["pareto"] {
+			t.Errorf("row %d: estimates differ between units", i)
+		}
+		if runs[i]["mean_score_ci_low"] != tasks[i]["mean_score_ci_low"] {
+			differ++
+		}
+	}
+	if differ < len(runs)-1 {
+		t.Errorf("%d of %d groups' score intervals differ between units", differ, len(runs))
+	}
+}

@@ -3,7 +3,6 @@ package figconfig
 import (
 	"strings"
 
-	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"gonum.org/v1/plot"
@@ -15,34 +14,21 @@ type costOptions struct {
 	Humans     *bool  `yaml:"humans"`      // draw the groups of human runs (default true)
 }
 
-// ParseCostUnit reads a bootstrap unit of rdeval cost: runs (or "") or
-// tasks.
-func ParseCostUnit(s string) (analysis.BootUnit, bool) {
-	switch s {
-	case "", "runs":
-		return analysis.BootRuns, true
-	case "tasks":
-		return analysis.BootTasks, true
-	}
-	return 0, false
-}
-
 // drawCost draws study.Cost's groups at (mean cost, mean score or success
 // rate) with their intervals and the Pareto frontier (CostPlot).
 func drawCost(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	opts := o.(*costOptions)
-	unit, ok := ParseCostUnit(opts.BootUnit)
-	if !ok {
-		return nil, nil, c.optErr("boot_unit %q: want runs or tasks", opts.BootUnit)
-	}
 	if opts.BootUnit == "" {
 		opts.BootUnit = "runs"
+	}
+	if opts.BootUnit != "runs" && opts.BootUnit != "tasks" {
+		return nil, nil, c.optErr("boot_unit %q: want runs or tasks", opts.BootUnit)
 	}
 	if f := opts.FrontierOn; f != "" && f != "score" && f != "success" {
 		return nil, nil, c.optErr("frontier_on %q: want score or success", f)
 	}
 	humans := opts.Humans == nil || *opts.Humans
-	res, err := study.Cost(c.ds, study.CostParams{Boot: c.boot, Seed: c.seed, CI: c.ci, Unit: unit, FrontierOn: opts.FrontierOn, NoHumans: !humans})
+	res, err := study.Cost(c.ds, study.CostParams{Boot: c.boot, Seed: c.seed, CI: c.ci, ResampleTasks: opts.BootUnit == "tasks", FrontierOn: opts.FrontierOn, NoHumans: !humans})
 	c.warn(res.Warnings)
 	if err != nil {
 		return nil, nil, err

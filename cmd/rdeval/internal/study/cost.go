@@ -19,10 +19,10 @@ type CostParams struct {
 	Boot int      // bootstrap replicates (0: no interval)
 	Seed uint64
 	CI   float64 // confidence level, in (0, 1)
-	// Unit is what the bootstrap resamples: analysis.BootRuns (within
-	// tasks, tasks fixed; the zero value is BootHierarchical, so set it),
-	// BootTasks or BootHierarchical.
-	Unit analysis.BootUnit
+	// ResampleTasks resamples tasks, each with its observed runs
+	// (analysis.BootTasks), instead of runs within tasks, tasks fixed
+	// (analysis.BootRuns; --boot-unit tasks).
+	ResampleTasks bool
 	// FrontierOn is the score axis of the Pareto frontier: "score" (mean
 	// normalized score), "success" (success rate), or "" for score when
 	// some group has a score, else success.
@@ -151,8 +151,12 @@ func Cost(ds *ingest.Dataset, p CostParams) (CostResult, error) {
 		return strings.Join(parts, " ")
 	}
 	anyScore := false
+	unit := analysis.BootRuns
+	if p.ResampleTasks {
+		unit = analysis.BootTasks
+	}
 	for _, g := range order {
-		s, err := analysis.CostBootstrap(g.runs, p.Unit, p.Boot, p.Seed, p.CI)
+		s, err := analysis.CostBootstrap(g.runs, unit, p.Boot, p.Seed, p.CI)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", label(g.key), err)
 		}
