@@ -197,7 +197,38 @@ func segmentBox(x0, y0, x1, y1, d vg.Length) labelBox {
 	return labelBox{min(x0, x1) - d, min(y0, y1) - d, max(x0, x1) + d, max(y0, y1) + d}
 }
 
+// placedLabel is where a label goes: its box, and the point it labels
+// when it was moved away (far), for the leader line.
+type placedLabel struct {
+	box   labelBox
+	far   bool
+	x, y  vg.Length // the point
+	label string
+}
+
 func (l *costLabels) Plot(c draw.Canvas, plt *plot.Plot) {
+	for _, pl := range l.place(c, plt) {
+		at := vg.Point{X: pl.box.minX, Y: pl.box.minY}
+		if pl.far {
+			// A label moved away: a leader from the point to the label's
+			// nearest corner.
+			cx, cy := pl.box.minX, pl.box.minY
+			if pl.box.maxX < pl.x {
+				cx = pl.box.maxX
+			}
+			if pl.box.minY <= pl.y {
+				cy = pl.box.maxY
+			}
+			c.StrokeLine2(draw.LineStyle{Color: otherGrey, Width: vg.Points(0.4)}, pl.x, pl.y, cx, cy)
+		}
+		sty := l.style
+		sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+		c.FillText(sty, at, pl.label)
+	}
+}
+
+// place chooses the labels' boxes on the data canvas c.
+func (l *costLabels) place(c draw.Canvas, plt *plot.Plot) []placedLabel {
 	trX, trY := plt.Transforms(&c)
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	r := vg.Points(2.4) + 1
@@ -223,6 +254,7 @@ func (l *costLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return l.pts[order[a]].Score > l.pts[order[b]].Score })
 	var placed []labelBox
+	var out []placedLabel
 	gap := vg.Points(2)
 	for _, i := range order {
 		pt := l.pts[i]
@@ -271,24 +303,9 @@ func (l *costLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 			}
 		}
 		placed = append(placed, labelBox{at.X, at.Y, at.X + w, at.Y + h})
-		if far[atIdx] > 0 {
-			// A label moved away: a leader from the point to the label's
-			// nearest corner.
-			cx, cy := at.X, at.Y
-			if at.X+w < x {
-				cx = at.X + w
-			}
-			if at.Y > y {
-				cy = at.Y
-			} else {
-				cy = at.Y + h
-			}
-			c.StrokeLine2(draw.LineStyle{Color: otherGrey, Width: vg.Points(0.4)}, x, y, cx, cy)
-		}
-		sty := l.style
-		sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
-		c.FillText(sty, at, pt.Label)
+		out = append(out, placedLabel{box: placed[len(placed)-1], far: far[atIdx] > 0, x: x, y: y, label: pt.Label})
 	}
+	return out
 }
 
 // costTicks marks a logarithmic cost axis at 1, 2 and 5 times the powers

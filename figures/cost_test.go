@@ -6,6 +6,10 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // costPoints: three agents at two costs each, one dominated, a human far
@@ -67,6 +71,39 @@ func TestDollars(t *testing.T) {
 	for v, want := range map[float64]string{0.5: "$0.5", 1: "$1", 20: "$20", 1000: "$1,000", 2e6: "$2,000,000", 1500.5: "$1500.5"} {
 		if got := dollars(v); got != want {
 			t.Errorf("dollars(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestCostLabelsApart: on the golden's points and on eight points in a
+// cluster, no two labels overlap and every label stays inside the data
+// area (the placement has room to try).
+func TestCostLabelsApart(t *testing.T) {
+	cluster := costPoints()
+	for i := 0; i < 8; i++ {
+		cluster = append(cluster, CostPoint{Label: "Agent " + string(rune('D'+i)) + ", 2 h", Cost: 20 + float64(i), Score: 0.30 + 0.01*float64(i), CostLo: math.NaN(), CostHi: math.NaN(), ScoreLo: math.NaN(), ScoreHi: math.NaN()})
+	}
+	for name, pts := range map[string][]CostPoint{"golden": costPoints(), "cluster": cluster} {
+		p, err := CostFigure(name, "cost", "score", pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := draw.New(vgsvg.New(TwoColumn, Height(OneColumn)*1.2))
+		dc := p.DataCanvas(c)
+		l := &costLabels{pts: pts, style: text.Style{Font: font.From(Font, TickSize), Handler: p.Title.TextStyle.Handler}}
+		placed := l.place(dc, p)
+		if len(placed) != len(pts) {
+			t.Fatalf("%s: %d labels for %d points", name, len(placed), len(pts))
+		}
+		for i, a := range placed {
+			if a.box.minX < dc.Min.X || a.box.maxX > dc.Max.X || a.box.minY < dc.Min.Y || a.box.maxY > dc.Max.Y {
+				t.Errorf("%s: label %q outside the data area", name, a.label)
+			}
+			for _, b := range placed[:i] {
+				if a.box.overlaps(b.box) {
+					t.Errorf("%s: labels %q and %q overlap", name, a.label, b.label)
+				}
+			}
 		}
 	}
 }
