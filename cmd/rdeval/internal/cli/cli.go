@@ -10,6 +10,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/buildinfo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/comparecmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/costcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/curvescmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/diffcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/errorscmd"
@@ -82,6 +83,7 @@ command failed; 2 bad usage or bad input (the message says what to fix).`,
 		curvescmd.NewCmd(io, nil),
 		comparecmd.NewCmd(io, nil),
 		successcmd.NewCmd(io, nil),
+		costcmd.NewCmd(io, nil),
 		horizoncmd.NewCmd(io, nil),
 		regresscmd.NewCmd(io, nil),
 		errorscmd.NewCmd(io, nil),

@@ -42,6 +42,7 @@ func init() {
 		"forest":          {"coefficients of a GLM with 95% CIs (RExBench Fig. 5; rdeval regress)", &forestOptions{}, false, drawForest},
 		"gold-lines":      {"per-task success against gold lines changed with the fitted logistic GLM (RExBench; rdeval regress)", &goldLinesOptions{}, false, drawGoldLines},
 		"horizon-fit":     {"success probability against human minutes (log2) with each agent's fitted logistic (METR; rdeval horizon)", &horizonFitOptions{}, true, drawHorizonFit},
+		"cost":            {"each agent × time limit at its mean cost per run and mean score with CIs on both axes, and the cost–score Pareto frontier (RE-Bench Fig. 8, HAL; rdeval cost)", &costOptions{}, true, drawCost},
 		"horizon-trend":   {"p50 time horizon against release date with the frontier's trend and its bootstrap band (METR Fig. 1; rdeval horizon --release-dates)", &horizonTrendOptions{}, true, drawHorizonTrend},
 	} {
 		kinds[name] = k
