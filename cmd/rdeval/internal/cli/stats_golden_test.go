@@ -63,6 +63,7 @@ func TestStatsGolden(t *testing.T) {
 	formats("success-headline", append(tcj, "latex"), "success", "--demo", "--headline")
 	formats("success-ablation", latex, "success", "--demo", "--ablation")
 	formats("horizon", latex, "horizon", "--demo")
+	formats("cost", latex, "cost", "--demo", "--where", "benchmark=re-bench", "--boot", "200", "--seed", "1")
 	formats("regress", latex, "regress", "--demo", "--where", "benchmark=rexbench", "--formula", "final_success ~ hint_level + scale(lines_added) + (1|model)")
 	formats("regress-glm", latex, "regress", "--demo", "--where", "benchmark=rexbench", "--formula", "final_success ~ hint_level + scale(lines_added)")
 	formats("audit", latex, "audit", "examples/demo-claims.yaml", "--demo")

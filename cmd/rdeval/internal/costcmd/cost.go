@@ -2,6 +2,7 @@
 package costcmd
 
 import (
+	"fmt"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
@@ -65,7 +66,7 @@ and score with both intervals and the frontier as a step line.
 
 --format table prints each statistic as "estimate [low, high]"; csv and json
 have the interval in columns of their own (<stat>_ci_low, <stat>_ci_high); json
-writes +Inf and NaN as null.`,
+writes +Inf and NaN as null; latex is a booktabs table for the paper.`,
 		Example: `  rdeval cost --demo --where benchmark=re-bench --boot 2000 --seed 1   # the embedded demo study
   rdeval cost all_runs.jsonl --where benchmark=re-bench --figure cost.svg
   rdeval cost study/ --by agent --no-humans --format csv
@@ -73,7 +74,7 @@ writes +Inf and NaN as null.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if opts.Boot < 0 {
@@ -135,8 +136,11 @@ func Compute(opts *Options, ds *ingest.Dataset) error {
 		return err
 	}
 	t := res.Table()
-	if opts.Format == cmdutil.FormatTable {
+	switch opts.Format {
+	case cmdutil.FormatTable:
 		t = res.TextTable()
+	case cmdutil.FormatLaTeX:
+		t = t.Cite(opts.IO, fmt.Sprintf("Cost per group: mean over tasks of each task's mean cost per run (USD), tokens and score, cost per success and per unit of score, with %g%% percentile bootstrap intervals; on the Pareto frontier: not dominated in (mean cost, mean %s).", 100*opts.CI, res.FrontierOn)).Seeded(opts.Seed)
 	}
 	if err := cmdutil.Emit(opts.IO.Out, opts.Format, t, res.JSON()); err != nil {
 		return err

@@ -175,7 +175,7 @@ func TestBadInput(t *testing.T) {
 		{demoRuns, "--ci", "1"},
 		{demoRuns, "--by", "nosuchcolumn"},
 		{demoRuns, "--figure", "cost.txt"},
-		{demoRuns, "--format", "latex"},
+		{demoRuns, "--format", "markdown"},
 	} {
 		if _, _, err := runCmd(t, args...); !errors.As(err, &usage) {
 			t.Errorf("%v: %v, want a usage error", args, err)
