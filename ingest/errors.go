@@ -18,6 +18,11 @@ type Error struct {
 	Col   int    // 1-based byte column; 0 when unknown
 	Field string // the field (source column name) at fault, if any
 	Msg   string // what was expected and what was found
+	// Input says the error rejects the whole input (or the rest of it),
+	// not one record: a file that cannot be read, of no known format, whose
+	// header or first structure is bad, or whose gzip stream is corrupt or
+	// cut short. Such an error may still name a line (the header's).
+	Input bool
 }
 
 func (e *Error) Error() string {
@@ -79,7 +84,8 @@ func (e *InputErrors) Error() string {
 
 // Summary counts the errors by kind, for a command's last line: "2 bad
 // records", "1 input rejected as a whole" (an error of a whole file: missing,
-// unreadable, of no known format), or both.
+// unreadable, of no known format, a bad header, a corrupt gzip stream), or
+// both.
 func (e *InputErrors) Summary() string {
 	files := e.FileErrors()
 	records := len(e.Errs) - files
@@ -93,12 +99,12 @@ func (e *InputErrors) Summary() string {
 	return strings.Join(parts, " and ")
 }
 
-// FileErrors is the number of errors that concern a whole file (Line 0)
-// rather than one of its records.
+// FileErrors is the number of errors that concern a whole file (Error.Input,
+// or no line) rather than one of its records.
 func (e *InputErrors) FileErrors() int {
 	n := 0
 	for _, err := range e.Errs {
-		if err.Line == 0 {
+		if err.Input || err.Line == 0 {
 			n++
 		}
 	}

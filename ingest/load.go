@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -123,6 +124,7 @@ type loader struct {
 	inspectTasks map[string][2]string
 	listed       map[string]*listedOutput // tables that manifests list, by path (verifyManifest)
 	fileErrs     map[string]string        // path → its first whole-file error, until loadFile records it in the file's InputStats
+	undo         *loadMark                // while a gzip input is read: what to go back to (rollback)
 }
 
 // setHumanRef records METR's human score for a task; the last one read
@@ -131,6 +133,9 @@ type loader struct {
 // was 1.3 % of an ingest's CPU).
 func (l *loader) setHumanRef(task string, score float64) {
 	if task != l.lastHuman.task || score != l.lastHuman.score {
+		if u := l.undo; u != nil && u.humanRef == nil {
+			u.humanRef = maps.Clone(l.humanRef) // a gzip input may be taken back (rollback)
+		}
 		l.humanRef[task] = score
 		l.lastHuman.task, l.lastHuman.score = task, score
 	}
@@ -485,6 +490,7 @@ func (l *loader) fileErr(path string, err error) {
 		}
 		e = &Error{File: path, Msg: msg}
 	}
+	e.Input = true
 	l.ds.Errors = append(l.ds.Errors, e)
 	// With --skip-bad the file (or what was left of it) is lost: say so in
 	// rejected.jsonl and, through fileErrs, in the manifest's input entry.
@@ -494,6 +500,57 @@ func (l *loader) fileErr(path string, err error) {
 	}
 	if _, ok := l.fileErrs[path]; !ok {
 		l.fileErrs[path] = e.Error()
+	}
+}
+
+// loadMark is what the dataset held before a gzip input was read, so
+// that the input can be taken back when its stream turns out corrupt
+// (rollback).
+type loadMark struct {
+	runs, scores, dupSame int
+	humanRef              map[string]float64 // the METR human scores before the input; nil while it changed none
+}
+
+// mark notes what the dataset holds now, in l.undo. The runs a write-only
+// load keeps as columns count without their holes (runStore.rows leaves
+// them out).
+func (l *loader) mark() {
+	m := &loadMark{runs: len(l.ds.Runs), scores: len(l.ds.Scores), dupSame: l.dupSame}
+	if st := l.ds.runStore; st != nil {
+		m.runs = st.n - len(st.holes)
+	}
+	l.undo = m
+}
+
+// rollback drops every run and score-log row added since l.undo, and the
+// METR human scores they set, and indexes the runs anew. The input's
+// rejected records and warnings stay: they are true of the file.
+func (l *loader) rollback() {
+	m := l.undo
+	l.rowRuns()
+	clear(l.ds.Runs[m.runs:])
+	l.ds.Runs = l.ds.Runs[:m.runs]
+	clear(l.ds.Scores[m.scores:])
+	l.ds.Scores = l.ds.Scores[:m.scores]
+	l.dupSame = m.dupSame
+	if m.humanRef != nil {
+		l.humanRef = m.humanRef
+		l.lastHuman.task, l.lastHuman.score = "", 0
+	}
+	l.stretches = nil
+	l.rebuildRunIndex()
+}
+
+// checkGzipEnd reads what is left of a gzip source's stream, so that its
+// trailer (CRC-32 and length) is checked also when the reader stopped
+// before the end (a JSON document's reader stops after its last value),
+// and records an error when it fails.
+func (l *loader) checkGzipEnd(s *source) {
+	if _, ok := l.fileErrs[s.path]; ok {
+		return
+	}
+	if _, err := io.Copy(io.Discard, s.br); err != nil {
+		l.fileErr(s.path, s.readErr(err))
 	}
 }
 
@@ -544,13 +601,27 @@ func (l *loader) loadFile(path string) {
 	}
 	defer s.Close()
 	st := InputStats{Path: path, Gzip: s.isGzip, Reader: "none"}
+	if s.isGzip {
+		l.mark()
+	}
 	defer func() {
+		if s.isGzip {
+			l.checkGzipEnd(s)
+		}
 		st.SHA256, st.Bytes = s.finish()
 		l.verifyManifest(path, st.SHA256)
 		if msg, ok := l.fileErrs[path]; ok {
 			st.Error = msg
 			delete(l.fileErrs, path)
+			if s.isGzip && (st.RowsKept > 0 || l.undo.humanRef != nil) {
+				// The CRC-32 and length in a gzip trailer cover the whole
+				// stream: with the stream corrupt or cut short, the records
+				// read before the error cannot be trusted either.
+				l.rollback()
+				st.RowsKept = 0
+			}
 		}
+		l.undo = nil
 		l.ds.Inputs = append(l.ds.Inputs, st)
 	}()
 

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -200,9 +201,13 @@ func (s *source) longLine(b []byte) ([]byte, error) {
 
 func (s *source) readErr(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) && s.isGzip {
-		return &Error{File: s.path, Line: s.line + 1, Msg: "truncated gzip stream (unexpected end of file); the file was cut short: re-copy or re-compress it"}
+		return &Error{File: s.path, Line: s.line + 1, Msg: "truncated gzip stream (unexpected end of file); the file was cut short, so none of it is read: re-copy or re-compress it"}
 	}
-	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
+	if errors.Is(err, gzip.ErrChecksum) && s.isGzip {
+		return &Error{File: s.path, Line: s.line + 1, Msg: "corrupt gzip stream: the CRC-32 or length in its trailer does not match the data (gzip: invalid checksum), so none of it is read: re-copy or re-compress it"}
+	}
+	var corrupt flate.CorruptInputError
+	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &corrupt) {
 		return &Error{File: s.path, Line: s.line + 1, Msg: "corrupt gzip stream: " + err.Error()}
 	}
 	return &Error{File: s.path, Line: s.line + 1, Msg: err.Error()}

@@ -58,3 +58,18 @@ write("dup_key.jsonl", (r1 + "\n" + r2.replace('"score":0.5,', '"score":0.5,"sco
 write("nul.csv", b"run_id,task_id,agent,score\nr1,t1,a\x00b,0.5\n")
 write("time_limit_neg.jsonl", (r1 + "\n" + r2.replace('"time_limit":1800', '"time_limit":-5') + "\n").encode())
 write("dup_key_scorelog.jsonl", b'{"run_id":"r1","elapsed_s":1,"score":0.5}\n{"run_id":"r1","elapsed_s":2,"sc\\u006fre":0.5,"score":0.75}\n')
+
+# A corrupt .gz keeps no records (issue 26): the gzip trailer's CRC-32, or
+# its length (ISIZE), does not match two good METR records, which must not
+# be read as if the stream were sound.
+two = ("\n".join(METR % r for r in ("r1", "r2")) + "\n").encode()
+g = bytearray(gz(two))
+g[-8] ^= 0xFF  # CRC-32
+write("gzip_bad_crc.jsonl.gz", bytes(g))
+g = bytearray(gz(two))
+g[-1] ^= 0x01  # ISIZE, the length mod 2^32 (little-endian, last byte)
+write("gzip_bad_length.jsonl.gz", bytes(g))
+
+# A header error is a rejected input, not a bad record: beside the files
+# above, with --skip-bad.
+write("skip_bad_files/bad_header.csv", b"run_id,task_id,agent,score,score\nr9,t1,a,0.5,0.7\n")

@@ -54,6 +54,9 @@ func TestBadInput(t *testing.T) {
 		{"dup_key_scorelog.jsonl", nil, 2},
 		{"nul.csv", []string{"--benchmark", "demo"}, 2},
 		{"time_limit_neg.jsonl", nil, 2},
+		// A corrupt .gz keeps no records (issue 26).
+		{"gzip_bad_crc.jsonl.gz", nil, 2},
+		{"gzip_bad_length.jsonl.gz", nil, 2},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			dir := t.TempDir()

@@ -75,9 +75,10 @@ func TestHostileFolder(t *testing.T) {
 }
 
 // TestSkipBadWholeFiles: with --skip-bad, inputs lost as a whole (a
-// truncated .eval, a .gz whose checksum fails) are in rejected.jsonl, in
-// the manifest (inputs_rejected, and the input's error) and in the
-// summary line, beside the good file's records.
+// truncated .eval, a .gz whose checksum fails, a CSV whose header names a
+// column twice) are in rejected.jsonl, in the manifest (inputs_rejected,
+// and the input's error) and in the summary line, beside the good file's
+// records; the record of the .gz before its bad checksum is not written.
 func TestSkipBadWholeFiles(t *testing.T) {
 	corpus, _ := filepath.Abs(badDir)
 	dir := t.TempDir()
@@ -94,14 +95,17 @@ func TestSkipBadWholeFiles(t *testing.T) {
 		t.Errorf("exit %d, want 0", code)
 	}
 	rej, _ := os.ReadFile(filepath.Join(dir, "out", "rejected.jsonl"))
-	for _, f := range []string{"truncated.eval", "corrupt.jsonl.gz"} {
+	for _, f := range []string{"truncated.eval", "corrupt.jsonl.gz", "bad_header.csv"} {
 		if !strings.Contains(string(rej), `"file":"in/`+f+`"`) {
 			t.Errorf("rejected.jsonl has no entry for %s:\n%s", f, rej)
 		}
 	}
 	man, _ := os.ReadFile(filepath.Join(dir, "out", "manifest.json"))
-	if !strings.Contains(string(man), `"inputs_rejected": 2`) || strings.Count(string(man), `"error": `) != 2 {
+	if !strings.Contains(string(man), `"inputs_rejected": 3`) || !strings.Contains(string(man), `"rows_rejected": 0`) || strings.Count(string(man), `"error": `) != 3 {
 		t.Errorf("manifest:\n%s", man)
+	}
+	if !strings.Contains(string(man), `"rows": 2`) || strings.Contains(string(man), `"rows": 3`) {
+		t.Errorf("runs.parquet should hold good.jsonl's 2 runs only:\n%s", man)
 	}
 }
 

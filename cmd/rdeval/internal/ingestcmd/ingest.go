@@ -4,6 +4,7 @@ package ingestcmd
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
@@ -91,26 +92,25 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	w := opts.IO.ErrOut
 	for _, in := range ds.Inputs {
 		if in.SHA256 == "" {
 			continue // never opened: its error says why
 		}
-		opts.IO.Infof("read %s (%s): %s, %d kept, %d rejected", in.Path, in.Reader, records(in.RowsRead), in.RowsKept, in.RowsRejected)
+		opts.IO.Infof("read %s (%s): %s, %d kept, %d rejected%s", in.Path, in.Reader, records(in.RowsRead), in.RowsKept, in.RowsRejected, inputFate(in))
 	}
 	for _, wn := range ds.Warnings {
 		opts.IO.Warnf("%s", wn)
 	}
 	if err := ds.Err(); err != nil && !opts.SkipBad {
 		ie := err.(*ingest.InputErrors)
-		fmt.Fprint(w, ie.Format(20))
+		opts.IO.Errorf("%s", strings.TrimSuffix(ie.Format(20), "\n"))
 		if ie.FileErrors() == len(ie.Errs) { // no bad record: --skip-bad would not help
 			return &cmdutil.BadInputError{Err: fmt.Errorf("%s; nothing written (see the errors above)", ie.Summary())}
 		}
 		return &cmdutil.BadInputError{Err: fmt.Errorf("%s; nothing written. Fix the input, or pass --skip-bad to write the good records and %s", ie.Summary(), filepath.Join(opts.OutDir, "rejected.jsonl"))}
 	}
 	if len(ds.Errors) > 0 {
-		fmt.Fprint(w, (&ingest.InputErrors{Errs: ds.Errors}).Format(20))
+		opts.IO.Errorf("%s", strings.TrimSuffix((&ingest.InputErrors{Errs: ds.Errors}).Format(20), "\n"))
 	}
 	m, err := ingest.WriteDataset(opts.OutDir, ds, ingest.WriteOptions{Format: opts.Format, Version: opts.Version, Args: opts.Args, SkipBad: opts.SkipBad})
 	if err != nil {
@@ -128,6 +128,19 @@ func Run(opts *Options) error {
 	}
 	opts.IO.Infof("wrote %s", filepath.Join(opts.OutDir, "manifest.json"))
 	return nil
+}
+
+// inputFate is what the read line adds for an input with a whole-file
+// error (printed below it): none of its records kept, or those before the
+// error (an Inspect .json log cut short keeps the samples before the cut).
+func inputFate(in ingest.InputStats) string {
+	switch {
+	case in.Error == "":
+		return ""
+	case in.RowsKept == 0:
+		return "; input rejected as a whole"
+	}
+	return "; input cut short (the records before the error kept)"
 }
 
 // records is "1 record" or "N records".

@@ -17,7 +17,7 @@ type IO struct {
 	// ErrTTY reports whether ErrOut is a terminal: progress is shown only then.
 	ErrTTY bool
 	// Quiet drops notes, warnings and progress (--quiet): what Warnf,
-	// Notef and Infof print. Errors, written to ErrOut directly, stay.
+	// Notef and Infof print. Errors (Errorf) stay.
 	Quiet bool
 	// Args is the command line as run, "rdeval" first, and Version
 	// rdeval's version: output that records how it was made (a LaTeX
@@ -25,6 +25,12 @@ type IO struct {
 	Args    []string
 	Version string
 }
+
+// What Warnf, Notef, Infof and Errorf print often quotes the input (a run
+// id, an agent name, a line of a file): when ErrOut is a terminal
+// (IsTerminal) each message goes through TerminalSafeText first, so that
+// the input cannot move the cursor, clear the screen or reverse the text
+// after it. A pipe or a file gets the bytes as they are.
 
 // Warnf prints "warning: " and the message on ErrOut, unless Quiet.
 func (s *IO) Warnf(format string, a ...any) { s.printf("warning: ", format, a...) }
@@ -43,11 +49,25 @@ func (s *IO) Notef(format string, a ...any) { s.printf("note: ", format, a...) }
 // and written, progress), unless Quiet.
 func (s *IO) Infof(format string, a ...any) { s.printf("", format, a...) }
 
+// Errorf prints the message on ErrOut whether or not Quiet is set: an
+// error, or the list of bad records before one.
+func (s *IO) Errorf(format string, a ...any) { s.println(fmt.Sprintf(format, a...)) }
+
 func (s *IO) printf(prefix, format string, a ...any) {
 	if s.Quiet {
 		return
 	}
-	fmt.Fprintf(s.ErrOut, prefix+format+"\n", a...)
+	s.println(prefix + fmt.Sprintf(format, a...))
+}
+
+// println writes msg and a newline on ErrOut, escaped on a terminal.
+func (s *IO) println(msg string) {
+	// The terminal is looked for (a system call) only when msg has
+	// something to escape.
+	if safe := TerminalSafeText(msg); len(safe) != len(msg) && IsTerminal(s.ErrOut) {
+		msg = safe
+	}
+	io.WriteString(s.ErrOut, msg+"\n")
 }
 
 // System returns the process's streams.
@@ -89,6 +109,12 @@ func NewTerminalBuffer() *TerminalBuffer { return &TerminalBuffer{} }
 
 // Terminal reports true.
 func (*TerminalBuffer) Terminal() bool { return true }
+
+// TestErrTerminal is Test with ErrOut a terminal (a TerminalBuffer).
+func TestErrTerminal() (io *IO, out *bytes.Buffer, errOut *TerminalBuffer) {
+	out, errOut = &bytes.Buffer{}, NewTerminalBuffer()
+	return &IO{In: &bytes.Buffer{}, Out: out, ErrOut: errOut}, out, errOut
+}
 
 // TestTerminal is Test with Out a terminal (a TerminalBuffer).
 func TestTerminal() (io *IO, out *TerminalBuffer, errOut *bytes.Buffer) {
