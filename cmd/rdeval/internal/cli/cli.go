@@ -101,14 +101,13 @@ command failed; 2 bad usage or bad input (the message says what to fix).`,
 
 // Main runs rdeval with args and returns the exit code.
 func Main(args []string, io *iostreams.IO) int {
-	stderr := io.ErrOut // errors are printed even with --quiet
 	root := NewRoot(io, buildinfo.Version(), args)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return cmdutil.ExitOK
 	}
-	fmt.Fprintf(stderr, "rdeval: %v\n", err)
+	io.Errorf("rdeval: %v", err) // printed even with --quiet
 	var ue *cmdutil.UsageError
 	var be *cmdutil.BadInputError
 	var ie *ingest.InputErrors

@@ -109,28 +109,42 @@ func TestSkipBadWholeFiles(t *testing.T) {
 	}
 }
 
-// TestTerminalEscapes: an agent name holding ANSI escapes and a bidi
-// override is escaped in a table printed to a terminal, and printed as it
-// is to a pipe.
+// TestTerminalEscapes: an agent name (and a task id, and a file name)
+// holding ANSI escapes and a bidi override is escaped in what is printed
+// to a terminal: the table and inspect's warnings below it on stdout, and
+// the warnings, the read lines and the errors on stderr (iostreams); a
+// pipe gets them as they are.
 func TestTerminalEscapes(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte(`{"run_id":"r1","task_id":"t1","agent":"\u001b[2J\u001b[31mevil\u202e","score":0.5}`+"\n"), 0o644)
+	const evil = `\u001b[2J\u001b[31mevil\u202e` // JSON escapes
+	const escaped = `\x1b[2J\x1b[31mevil\u202e`
+	raw := "\x1b[2J\x1b[31mevil\u202e"
+	os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte(`{"run_id":"r1","task_id":"t1","agent":"`+evil+`","score":0.5}`+"\n"), 0o644)
+	// A file whose name holds the escapes, with a bad record: the read
+	// line and the error name it.
+	os.WriteFile(filepath.Join(dir, "bad"+raw+".jsonl"), []byte(`{"run_id":"r1","task_id":"t1","agent":"a","score":0.5}`+"\n"+`{"run_id":"r2","task_id":"t1","agent":"a","score":"x"}`+"\n"), 0o644)
 	t.Chdir(dir)
-	args := []string{"inspect", "in.jsonl", "--benchmark", "demo"}
-	tio, term, stderr := iostreams.TestTerminal()
-	if code := Main(args, tio); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	// The table only: free-text lines (the warnings below it) are not
-	// escaped yet.
-	table, _, _ := strings.Cut(term.String(), "\n\nnull counts")
-	if !strings.Contains(table, `\x1b[2J\x1b[31mevil\u202e`) || strings.ContainsAny(table, "\x1b\u202e") {
-		t.Errorf("terminal output not escaped:\n%q", table)
-	}
-	pio, pipe, _ := iostreams.Test()
-	Main(args, pio)
-	if !strings.Contains(pipe.String(), "\x1b[2J\x1b[31mevil\u202e") {
-		t.Errorf("pipe output changed:\n%q", pipe.String())
+	for _, args := range [][]string{
+		{"inspect", "in.jsonl", "--benchmark", "demo"},
+		{"ingest", "bad" + raw + ".jsonl", "-o", "out", "--benchmark", "demo"},
+	} {
+		out, errOut := iostreams.NewTerminalBuffer(), iostreams.NewTerminalBuffer()
+		Main(args, &iostreams.IO{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+		all := out.String() + errOut.String()
+		if !strings.Contains(all, escaped) || strings.ContainsAny(all, "\x1b\u202e") {
+			t.Errorf("%s: terminal output not escaped:\nstdout %q\nstderr %q", args[0], out, errOut)
+		}
+		if args[0] == "inspect" && strings.Count(out.String(), escaped) < 2 {
+			t.Errorf("inspect: the table and the warnings should both show the escaped name:\n%q", out)
+		}
+		if args[0] == "ingest" && strings.Count(errOut.String(), escaped) < 2 {
+			t.Errorf("ingest: the read line and the error should both show the escaped name:\n%q", errOut)
+		}
+		pio, pipe, pipeErr := iostreams.Test()
+		Main(args, pio)
+		if all := pipe.String() + pipeErr.String(); !strings.Contains(all, raw) || strings.Contains(all, escaped) {
+			t.Errorf("%s: pipe output changed:\n%q", args[0], all)
+		}
 	}
 }
 

@@ -3,14 +3,12 @@ package cmdutil
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 )
@@ -46,13 +44,13 @@ type Table struct {
 }
 
 // WriteText writes t aligned in columns. On a terminal
-// (iostreams.IsTerminal) each cell is passed through TerminalSafe, so that
+// (iostreams.IsTerminal) each cell is passed through iostreams.TerminalSafe, so that
 // text from the input (a run id, an agent name) cannot move the cursor,
 // clear the screen or reverse the text after it.
 func (t *Table) WriteText(w io.Writer) error {
 	safe := func(s string) string { return s }
 	if iostreams.IsTerminal(w) {
-		safe = TerminalSafe
+		safe = iostreams.TerminalSafe
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(cells []string) {
@@ -69,69 +67,6 @@ func (t *Table) WriteText(w io.Writer) error {
 		row(r)
 	}
 	return tw.Flush()
-}
-
-// TerminalSafe escapes, as Go escapes them in a string literal, what a
-// terminal would act on rather than show: C0 and C1 control characters
-// (ESC starts ANSI sequences, CR returns to the line's start, TAB would
-// break the table's columns), DEL, the bidirectional overrides, embeddings
-// and isolates (U+202A–U+202E, U+2066–U+2069, which reorder what follows),
-// and bytes that are not UTF-8 (\xff). Other text is unchanged; a backslash
-// is not escaped, as ls -b and git leave the plain case alone.
-func TerminalSafe(s string) string {
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if needsEscape(r, n) {
-			break
-		}
-		i += n
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.WriteString(s[:i])
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case !needsEscape(r, n):
-			b.WriteString(s[i : i+n])
-		case r == utf8.RuneError:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// needsEscape reports whether TerminalSafe escapes rune r (of n bytes; a
-// RuneError of 1 byte is a byte that is not UTF-8).
-func needsEscape(r rune, n int) bool {
-	switch {
-	case r == utf8.RuneError && n == 1:
-		return true
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
 }
 
 // WriteCSV writes t as CSV with a header line.

@@ -241,7 +241,7 @@ func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 // BadInputError; other errors are returned as they are.
 func ReportLoadError(io *iostreams.IO, err error) error {
 	if ie, ok := err.(*ingest.InputErrors); ok {
-		fmt.Fprint(io.ErrOut, ie.Format(20))
+		io.Errorf("%s", strings.TrimSuffix(ie.Format(20), "\n"))
 		return &BadInputError{Err: fmt.Errorf("%s; fix the input (see the errors above)", ie.Summary())}
 	}
 	return err

@@ -295,10 +295,10 @@ func runBatch(opts *Options) error {
 	rows, bad := compareRuns(matched, golds, opts.Window)
 	if len(bad) > 0 {
 		for _, e := range bad[:min(len(bad), listShown)] {
-			fmt.Fprintf(opts.IO.ErrOut, "%v\n", e)
+			opts.IO.Errorf("%v", e)
 		}
 		if len(bad) > listShown {
-			fmt.Fprintf(opts.IO.ErrOut, "… and %d more bad agent patches\n", len(bad)-listShown)
+			opts.IO.Errorf("… and %d more bad agent patches", len(bad)-listShown)
 		}
 		if !opts.SkipBad {
 			return &cmdutil.BadInputError{Err: fmt.Errorf("%d bad agent patches (see above); --skip-bad leaves them out", len(bad))}

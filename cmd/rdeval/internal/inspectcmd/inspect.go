@@ -82,7 +82,7 @@ func Run(opts *Options) error {
 	if len(s.Warnings) > 0 {
 		fmt.Fprintln(w, "\nwarnings:")
 		for _, wn := range s.Warnings {
-			fmt.Fprintf(w, "  %s\n", wn)
+			fmt.Fprintf(w, "  %s\n", iostreams.TextFor(w, wn))
 		}
 	}
 	return nil

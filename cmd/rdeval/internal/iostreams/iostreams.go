@@ -62,12 +62,7 @@ func (s *IO) printf(prefix, format string, a ...any) {
 
 // println writes msg and a newline on ErrOut, escaped on a terminal.
 func (s *IO) println(msg string) {
-	// The terminal is looked for (a system call) only when msg has
-	// something to escape.
-	if safe := TerminalSafeText(msg); len(safe) != len(msg) && IsTerminal(s.ErrOut) {
-		msg = safe
-	}
-	io.WriteString(s.ErrOut, msg+"\n")
+	io.WriteString(s.ErrOut, TextFor(s.ErrOut, msg)+"\n")
 }
 
 // System returns the process's streams.

@@ -2,6 +2,7 @@ package iostreams
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,6 +20,18 @@ func TerminalSafe(s string) string { return terminalSafe(s, false) }
 // warning, an error): it keeps the line breaks ("\n") and escapes the
 // rest as TerminalSafe does.
 func TerminalSafeText(s string) string { return terminalSafe(s, true) }
+
+// TextFor is s as it may be written to w: TerminalSafeText(s) when w is
+// a terminal (IsTerminal), s otherwise. For free text that a command
+// writes to stdout beside a table (inspect's warnings).
+// The terminal is looked for (a system call) only when s has something
+// to escape.
+func TextFor(w io.Writer, s string) string {
+	if safe := TerminalSafeText(s); len(safe) != len(s) && IsTerminal(w) {
+		return safe
+	}
+	return s
+}
 
 func terminalSafe(s string, keepNL bool) string {
 	i := 0

@@ -113,7 +113,7 @@ func Run(opts *Options) error {
 	ds, err := opts.Input.Load(opts.Inputs)
 	if err != nil {
 		if ie, ok := err.(*ingest.InputErrors); ok {
-			fmt.Fprint(opts.IO.ErrOut, ie.Format(20))
+			opts.IO.Errorf("%s", strings.TrimSuffix(ie.Format(20), "\n"))
 			return &cmdutil.BadInputError{Err: fmt.Errorf("%s; nothing written. Fix the input (see the errors above)", ie.Summary())}
 		}
 		return err
