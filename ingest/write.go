@@ -153,6 +153,7 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 			return nil, fmt.Errorf("writing %s: %w", final, err)
 		}
 		pending = append(pending, pendingFile{tmp: tmp, final: final})
+		writePhase("written " + name)
 		m.Outputs = append(m.Outputs, OutputFile{Table: t.name, Path: name, Rows: t.rows, SHA256: sum})
 	}
 	rejPath := filepath.Join(dir, "rejected.jsonl")
@@ -172,6 +173,7 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 		}
 		rej.tmp = tmp
 		m.RejectedFile = "rejected.jsonl"
+		writePhase("written rejected.jsonl")
 	}
 	manPath := filepath.Join(dir, "manifest.json")
 	tmp, _, err := writeTempFile(manPath, func(w io.Writer) error {
@@ -185,13 +187,31 @@ func WriteDataset(dir string, ds *Dataset, opt WriteOptions) (*Manifest, error) 
 	if err != nil {
 		return nil, err
 	}
-	// The manifest goes first, then the tables: a kill between two renames
-	// leaves a manifest whose checksums some table does not match (or whose
-	// table is missing), which Load refuses (verifyManifest). A table
-	// renamed before its manifest could leave a first ingest's tables with
-	// no manifest to check them against.
-	pending = append([]pendingFile{rej, {tmp: tmp, final: manPath}}, pending...)
-	if err := commitOutputs(dir, pending); err != nil {
+	writePhase("written manifest.json")
+	// Until the first step below, dir holds the old output set, whole, and
+	// temporary files. The order of the steps: a stale table goes first
+	// (with the old manifest still in place it is missing from it; removed
+	// after the new manifest, a stale table that manifest does not list
+	// would be read unchecked), then the manifest, then rejected.jsonl
+	// (which no manifest checksum covers: before the manifest it would put
+	// a new file beside the old set), then the tables. A kill between two
+	// steps leaves a manifest whose checksums some table does not match
+	// (or whose table is missing), which Load refuses (verifyManifest). A
+	// table renamed before its manifest could leave a first ingest's tables
+	// with no manifest to check them against.
+	var steps []pendingFile
+	for _, p := range pending {
+		if p.tmp == "" {
+			steps = append(steps, p)
+		}
+	}
+	steps = append(steps, pendingFile{tmp: tmp, final: manPath}, rej)
+	for _, p := range pending {
+		if p.tmp != "" {
+			steps = append(steps, p)
+		}
+	}
+	if err := commitOutputs(dir, steps); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -207,36 +227,47 @@ type pendingFile struct{ tmp, final string }
 // would.
 var commitHook func(final string) error
 
-// commitOutputs renames the pending files into place, in order, then
-// syncs dir.
-func commitOutputs(dir string, pending []pendingFile) error {
-	// Stale outputs go first: with the old manifest still in place, a
-	// removed table is missing from it.
-	for _, p := range pending {
-		if p.tmp == "" {
-			if commitHook != nil {
-				if err := commitHook(p.final); err != nil {
-					return err
-				}
-			}
-			if err := os.Remove(p.final); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
+// WritePhaseHook, when set, is called by WriteDataset at each point of its
+// write phase where a kill leaves a distinct state: "written NAME" once
+// the temporary file of output NAME is whole (the manifest's last), then
+// "remove NAME" and "rename NAME" before each step of putting the set in
+// place, and "done" after the last. Only tests set it: the kill -9 test of
+// rdeval ingest (cmd/rdeval/internal/cli) blocks there and kills the
+// process.
+var WritePhaseHook func(point string)
+
+func writePhase(point string) {
+	if WritePhaseHook != nil {
+		WritePhaseHook(point)
 	}
-	for _, p := range pending {
-		if p.tmp == "" {
-			continue
-		}
+}
+
+// commitOutputs takes the steps in order: each pending file is renamed
+// into place, or removed when it has no tmp (removing one that is not
+// there is no error); then dir is synced.
+func commitOutputs(dir string, steps []pendingFile) error {
+	for _, p := range steps {
 		if commitHook != nil {
 			if err := commitHook(p.final); err != nil {
 				return err
 			}
 		}
+		if p.tmp == "" {
+			if _, err := os.Lstat(p.final); errors.Is(err, fs.ErrNotExist) {
+				continue // nothing to remove: no distinct state
+			}
+			writePhase("remove " + filepath.Base(p.final))
+			if err := os.Remove(p.final); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		writePhase("rename " + filepath.Base(p.final))
 		if err := os.Rename(p.tmp, p.final); err != nil {
 			return fmt.Errorf("writing %s: %w", p.final, err)
 		}
 	}
+	writePhase("done")
 	syncDir(dir)
 	return nil
 }
