@@ -126,6 +126,8 @@ func TestIssue26CorruptGzipOtherReaders(t *testing.T) {
 			ie, _ := ds.Err().(*InputErrors)
 			if ie == nil || ie.Summary() != "1 input rejected as a whole" || !strings.Contains(ie.Errs[0].Error(), "corrupt gzip stream") {
 				t.Errorf("errors: %v", ds.Err())
+			} else if strings.HasSuffix(name, ".json.gz") && ie.Errs[0].Line != 0 {
+				t.Errorf("a JSON document's error names line %d", ie.Errs[0].Line)
 			}
 			// Sound, the same file is read whole.
 			p = writeGzip(t, dir, "ok-"+name, text)

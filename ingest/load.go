@@ -550,7 +550,11 @@ func (l *loader) checkGzipEnd(s *source) {
 		return
 	}
 	if _, err := io.Copy(io.Discard, s.br); err != nil {
-		l.fileErr(s.path, s.readErr(err))
+		e := s.readErr(err).(*Error)
+		if s.line == 0 {
+			e.Line = 0 // a reader of a JSON document counts no lines
+		}
+		l.fileErr(s.path, e)
 	}
 }
 

@@ -208,7 +208,11 @@ func (s *source) readErr(err error) error {
 	}
 	var corrupt flate.CorruptInputError
 	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &corrupt) {
-		return &Error{File: s.path, Line: s.line + 1, Msg: "corrupt gzip stream: " + err.Error()}
+		msg := "corrupt gzip stream: " + err.Error()
+		if s.isGzip {
+			msg += ", so none of it is read: re-copy or re-compress it"
+		}
+		return &Error{File: s.path, Line: s.line + 1, Msg: msg}
 	}
 	return &Error{File: s.path, Line: s.line + 1, Msg: err.Error()}
 }
