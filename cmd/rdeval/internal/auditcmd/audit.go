@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
@@ -194,55 +193,49 @@ func Compute(opts *Options, f *File, ds *ingest.Dataset) error {
 	return nil
 }
 
-// result is a recomputed statistic.
-type result struct {
-	value, lo, hi float64
-	note          string  // appended to the reason
-	warnings      []error // the statistic's caveats (not in note)
-}
-
 // Evaluate recomputes one claim's statistic and judges it.
 func Evaluate(c Claim, ds *ingest.Dataset, boot int, seed uint64) Row {
 	row := Row{ID: c.ID, Text: c.Text, Kind: c.Stat.Kind, Value: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(), Expected: c.Expect.String()}
-	sub := subset(ds, c.Stat.Where)
-	var res result
-	var err error
+	sub := study.Subset(ds, c.Stat.Where)
 	if len(sub.Runs) == 0 {
-		err = fmt.Errorf("no run matches the claim's where")
-	} else {
-		switch c.Stat.Kind {
-		case "scoreatk":
-			res, err = scoreAtK(c.Stat, sub, boot, seed)
-		case "compare":
-			res, err = compare(c.Stat, sub, boot, seed)
-		case "success":
-			res, err = success(c.Stat, sub, boot, seed)
-		case "rates":
-			res, err = rates(c.Stat, sub)
-		case "regress":
-			res, err = regress(c.Stat, sub)
-		default:
-			err = fmt.Errorf("unknown stat kind %q", c.Stat.Kind)
-		}
+		row.Verdict, row.Reason = CannotCompute, "no run matches the claim's where"
+		return row
 	}
+	res, err := c.Stat.Evaluate(sub, study.EvalParams{Boot: boot, Seed: seed})
 	if err != nil {
 		row.Verdict, row.Reason = CannotCompute, err.Error()
 		return row
 	}
-	row.Value, row.CILow, row.CIHigh = res.value, res.lo, res.hi
-	row.Warnings = res.warnings
+	note := res.Note
+	switch c.Stat.Kind {
+	case "scoreatk":
+		note = fmt.Sprintf("%d tasks", res.Tasks)
+		if len(res.Dropped) > 0 {
+			note += fmt.Sprintf("; dropped (fewer than %d runs): %s", c.Stat.K, strings.Join(res.Dropped, ", "))
+		}
+	case "compare":
+		note = fmt.Sprintf("%d tasks; A %s (k=%d) vs B %s (k=%d)", res.Tasks, fmtNum(res.A), res.KA, fmtNum(res.B), res.KB)
+	case "regress":
+		// The fit's caveats are part of the reason, not warnings.
+		if len(res.Warnings) > 0 {
+			note += "; " + study.JoinWarnings(res.Warnings, "; ")
+		}
+		res.Warnings = nil
+	}
+	row.Value, row.CILow, row.CIHigh = res.Value, res.Lo, res.Hi
+	row.Warnings = res.Warnings
 	row.Verdict, row.Reason = judge(c.Expect, res)
-	if res.note != "" {
+	if note != "" {
 		if row.Reason != "" {
 			row.Reason += "; "
 		}
-		row.Reason += res.note
+		row.Reason += note
 	}
 	return row
 }
 
-func judge(e Expect, r result) (string, string) {
-	x := r.value
+func judge(e Expect, r study.Estimate) (string, string) {
+	x := r.Value
 	if math.IsNaN(x) {
 		return CannotCompute, "the statistic is undefined (NaN)"
 	}
@@ -256,11 +249,11 @@ func judge(e Expect, r result) (string, string) {
 			fails = append(fails, fmt.Sprintf("|%s − %s| = %s > %s", fmtNum(x), fmtNum(v), fmtNum(math.Abs(x-v)), fmtNum(*e.AbsTol)))
 		}
 		if e.InCI {
-			if math.IsNaN(r.lo) || math.IsNaN(r.hi) {
+			if math.IsNaN(r.Lo) || math.IsNaN(r.Hi) {
 				return CannotCompute, "in_ci needs a confidence interval (none: --boot 0 or no bootstrap for this kind)"
 			}
-			if v < r.lo || v > r.hi {
-				fails = append(fails, fmt.Sprintf("%s is outside the 95%% CI [%s, %s]", fmtNum(v), fmtNum(r.lo), fmtNum(r.hi)))
+			if v < r.Lo || v > r.Hi {
+				fails = append(fails, fmt.Sprintf("%s is outside the 95%% CI [%s, %s]", fmtNum(v), fmtNum(r.Lo), fmtNum(r.Hi)))
 			}
 		}
 	}
@@ -274,168 +267,6 @@ func judge(e Expect, r result) (string, string) {
 		return Fails, strings.Join(fails, "; ")
 	}
 	return Holds, ""
-}
-
-// subset returns a dataset holding the runs that match where (values may
-// list alternatives: "a,b"); ds is not changed.
-func subset(ds *ingest.Dataset, where map[string]string) *ingest.Dataset {
-	out := &ingest.Dataset{Scores: ds.Scores, Tasks: ds.Tasks}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		ok := true
-		for c, v := range where {
-			got, _ := ingest.RunValue(r, c)
-			match := false
-			for _, alt := range strings.Split(v, ",") {
-				match = match || strings.TrimSpace(alt) == got
-			}
-			if !match {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			out.Runs = append(out.Runs, *r)
-		}
-	}
-	return out
-}
-
-func scoreAtK(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {
-	sr, err := study.ScoreAtK(ds, study.ScoreAtKParams{Ks: []int{s.K}, Boot: boot, Seed: seed, CI: 0.95})
-	if err != nil {
-		return result{}, err
-	}
-	rows := sr.Rows
-	if len(rows) != 1 {
-		return result{}, fmt.Errorf("expected one score@k group, got %d", len(rows))
-	}
-	r := rows[0]
-	if r.NTasks == 0 {
-		return result{}, fmt.Errorf("no task has %d runs (dropped: %s)", s.K, strings.Join(r.TasksDropped, ", "))
-	}
-	res := result{value: r.Estimate, lo: r.CILow, hi: r.CIHigh, warnings: sr.Warnings}
-	res.note = fmt.Sprintf("%d tasks", r.NTasks)
-	if len(r.TasksDropped) > 0 {
-		res.note += fmt.Sprintf("; dropped (fewer than %d runs): %s", s.K, strings.Join(r.TasksDropped, ", "))
-	}
-	return res, nil
-}
-
-func compare(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {
-	random := study.RandomTaskIDs(ds)
-	T, hl := s.budget.Seconds(), s.humanLen.Seconds()
-	a, _, err := study.Side(ds, s.A, T, hl, random)
-	if err != nil {
-		return result{}, err
-	}
-	b, _, err := study.Side(ds, s.B, T, hl, random)
-	if err != nil {
-		return result{}, err
-	}
-	c, err := analysis.Compare(a, b, analysis.ScoreAtKOptions{Boot: boot, Seed: seed, Level: 0.95})
-	if err != nil {
-		return result{}, err
-	}
-	note := fmt.Sprintf("%d tasks; A %s (k=%d) vs B %s (k=%d)", len(c.Tasks), fmtNum(c.EstimateA), a.K, fmtNum(c.EstimateB), b.K)
-	if s.Measure == "diff" {
-		return result{value: c.Diff, lo: c.DiffLow, hi: c.DiffHigh, note: note, warnings: c.Warnings}, nil
-	}
-	return result{value: c.Ratio, lo: c.RatioLow, hi: c.RatioHigh, note: note, warnings: c.Warnings}, nil
-}
-
-// regress fits the claim's GLM (or, with (1 | group) terms, mixed model:
-// lmer REML for gaussian, glmer Laplace or nAGQ = nagq for binomial) with
-// rdeval regress on the matching runs and reads one coefficient: its
-// estimate with the Wald (or, with cluster, CR1) 95% interval, or its
-// p-value.
-func regress(s Stat, ds *ingest.Dataset) (result, error) {
-	res, err := study.Regress(study.RunsTable(ds), study.RegressParams{Formula: s.Formula, Family: s.Family, Cluster: s.Cluster, MaxIter: 25, NAGQ: s.NAGQ, CI: study.CIWald}, nil)
-	if err != nil {
-		return result{}, err
-	}
-	coef, err := res.Coefficient(s.Term)
-	if err != nil {
-		return result{}, err
-	}
-	coef = coef.Finite()
-	note := fmt.Sprintf("%s GLM on %d runs", s.Family, res.N)
-	if len(res.NGroups) > 0 && len(res.RandomEffects) > 0 {
-		var gs []string
-		for _, r := range res.RandomEffects {
-			if r.Group != "Residual" {
-				gs = append(gs, fmt.Sprintf("%s (%d levels, sd %s)", r.Group, res.NGroups[r.Group], fmtNum(r.SD)))
-			}
-		}
-		kind := "LMM (REML)"
-		if s.Family == "binomial" {
-			kind = "GLMM (Laplace)"
-			if res.NAGQ > 1 {
-				kind = fmt.Sprintf("GLMM (nAGQ = %d)", res.NAGQ)
-			}
-		}
-		note = fmt.Sprintf("%s %s on %d runs, random intercepts of %s", s.Family, kind, res.N, strings.Join(gs, ", "))
-	}
-	if len(res.Warnings) > 0 {
-		note += "; " + study.JoinWarnings(res.Warnings, "; ")
-	}
-	if s.Measure == "p" {
-		return result{value: coef.P, lo: math.NaN(), hi: math.NaN(), note: note}, nil
-	}
-	return result{value: coef.Estimate, lo: coef.CILow, hi: coef.CIHigh, note: note}, nil
-}
-
-func success(s Stat, ds *ingest.Dataset, boot int, seed uint64) (result, error) {
-	var sum *analysis.RateSummary
-	var cells []string
-	res, err := study.Success(ds, study.SuccessParams{Boot: boot, Seed: seed, CI: 0.95})
-	if err != nil {
-		return result{}, err
-	}
-	for _, c := range res.Cells {
-		fw, model, hint := c.Key.Framework, c.Key.Model, c.Key.Hint
-		cells = append(cells, fw+" × "+model+" × "+hint)
-		if fw == s.Framework && model == s.Model && hint == s.HintLevel {
-			x := c.Summary
-			sum = &x
-		}
-	}
-	if sum == nil {
-		if len(cells) > 8 {
-			cells = append(cells[:8], "…")
-		}
-		return result{}, fmt.Errorf("no runs for %s × %s × %s (cells: %s)", s.Framework, s.Model, s.HintLevel, strings.Join(cells, "; "))
-	}
-	note := fmt.Sprintf("%d tasks, %d runs", sum.Tasks, sum.Runs)
-	switch s.Measure {
-	case "execution_success":
-		return result{value: sum.Exec, lo: sum.ExecLow, hi: sum.ExecHigh, note: note}, nil
-	case "file_recall":
-		return result{value: sum.Recall, lo: math.NaN(), hi: math.NaN(), note: note}, nil
-	}
-	return result{value: sum.Final, lo: sum.FinalLow, hi: sum.FinalHigh, note: note}, nil
-}
-
-func rates(s Stat, ds *ingest.Dataset) (result, error) {
-	if s.Agent != "" {
-		ds = subset(ds, map[string]string{"agent": s.Agent})
-		if len(ds.Runs) == 0 {
-			return result{}, fmt.Errorf("no run of agent %q", s.Agent)
-		}
-	}
-	_, _, st := study.RunCurves(ds, s.humanLen.Seconds())
-	var runs, calls, hours float64
-	for _, v := range st {
-		runs, calls, hours = runs+v[0], calls+v[1], hours+v[2]
-	}
-	if runs == 0 {
-		return result{}, fmt.Errorf("none of the %d matching runs has a score log with elapsed times (and a task with y_start/y_ref): scoring rates need score logs", len(ds.Runs))
-	}
-	if hours <= 0 {
-		return result{}, fmt.Errorf("the runs with score logs have no length")
-	}
-	return result{value: calls / hours, lo: math.NaN(), hi: math.NaN(),
-		note: fmt.Sprintf("%d runs, %d calls, %s h", int(runs), int(calls), fmtNum(hours))}, nil
 }
 
 func fmtNum(x float64) string {

@@ -11,39 +11,18 @@ import (
 	"github.com/rdeval/rdeval/ingest"
 )
 
-// CompareStat is the point estimate of rdeval compare (no bootstrap): the
-// ratio (or difference) of group A's mean score@k_A to group B's mean
-// score@k_B over their shared tasks, k = budget / run length (runs longer
-// than the budget read at it from score logs). NaN when it cannot be
-// computed (a group left without runs, no shared task, B's mean 0).
-func CompareStat(ds *ingest.Dataset, a, b string, budget, humanLen float64, measure string) float64 {
-	random := study.RandomTaskIDs(ds)
-	sa, _, err := study.Side(ds, a, budget, humanLen, random)
+// compareStat is the point estimate of rdeval compare (no bootstrap) of
+// the validated spec: the ratio (or difference) of group A's mean
+// score@k_A to group B's mean score@k_B over their shared tasks, k =
+// budget / run length (runs longer than the budget read at it from score
+// logs). NaN when it cannot be computed (a group left without runs, no
+// shared task, B's mean 0).
+func compareStat(ds *ingest.Dataset, sp *study.Spec) float64 {
+	e, err := sp.Evaluate(ds, study.EvalParams{})
 	if err != nil {
 		return math.NaN()
 	}
-	sb, _, err := study.Side(ds, b, budget, humanLen, random)
-	if err != nil {
-		return math.NaN()
-	}
-	c, err := analysis.Compare(sa, sb, analysis.ScoreAtKOptions{})
-	if err != nil {
-		return math.NaN()
-	}
-	if measure == "diff" {
-		return c.Diff
-	}
-	return c.Ratio
-}
-
-// inGroup reports whether run r belongs to group g.
-func inGroup(r *ingest.Run, g map[string]string) bool {
-	for c, v := range g {
-		if got, _ := ingest.RunValue(r, c); got != v {
-			return false
-		}
-	}
-	return true
+	return e.Value
 }
 
 // compare is --stat compare: leave-one-agent-out, leave-one-task-out and
@@ -52,27 +31,29 @@ func inGroup(r *ingest.Run, g map[string]string) bool {
 // left (CompareStat), so runs read at the budget from score logs are
 // handled as rdeval compare handles them.
 func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
-	ga, err := study.ParseGroup(opts.A)
+	sp := &opts.Spec
+	budget, humanLen := sp.BudgetLen.Seconds(), sp.HumanLen.Seconds()
+	ga, err := study.ParseGroup(sp.A)
 	if err != nil {
 		return Result{}, err
 	}
-	gb, err := study.ParseGroup(opts.B)
+	gb, err := study.ParseGroup(sp.B)
 	if err != nil {
 		return Result{}, err
 	}
 	// Keep only the runs of A or B: the others cannot change the statistic.
 	sub := &ingest.Dataset{Scores: ds.Scores, Tasks: ds.Tasks}
 	for i := range ds.Runs {
-		if r := &ds.Runs[i]; inGroup(r, ga) || inGroup(r, gb) {
+		if r := &ds.Runs[i]; study.InGroup(r, ga) || study.InGroup(r, gb) {
 			sub.Runs = append(sub.Runs, *r)
 		}
 	}
 	random := study.RandomTaskIDs(sub)
-	sa, _, err := study.Side(sub, opts.A, opts.Budget, opts.HumanLen, random)
+	sa, _, err := study.Side(sub, sp.A, budget, humanLen, random)
 	if err != nil {
 		return Result{}, err
 	}
-	sb, _, err := study.Side(sub, opts.B, opts.Budget, opts.HumanLen, random)
+	sb, _, err := study.Side(sub, sp.B, budget, humanLen, random)
 	if err != nil {
 		return Result{}, err
 	}
@@ -87,14 +68,14 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 				red.Runs = append(red.Runs, sub.Runs[i])
 			}
 		}
-		return CompareStat(red, opts.A, opts.B, opts.Budget, opts.HumanLen, opts.Measure)
+		return compareStat(red, sp)
 	}
-	est := CompareStat(sub, opts.A, opts.B, opts.Budget, opts.HumanLen, opts.Measure)
+	est := compareStat(sub, sp)
 	if math.IsNaN(est) {
-		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("the %s is undefined (B's mean score is 0)", opts.Measure)}
+		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("the %s is undefined (B's mean score is 0)", sp.Measure)}
 	}
-	res := Result{Stat: fmt.Sprintf("%s A/B at %s (k_A=%d, k_B=%d)", opts.Measure, opts.BudgetText, sa.K, sb.K),
-		Group: map[string]string{"a": opts.A, "b": opts.B}, Estimate: est, Tasks: len(c.Tasks), RunCount: len(sub.Runs)}
+	res := Result{Stat: fmt.Sprintf("%s A/B at %s (k_A=%d, k_B=%d)", sp.Measure, sp.Budget, sa.K, sb.K),
+		Group: map[string]string{"a": sp.A, "b": sp.B}, Estimate: est, Tasks: len(c.Tasks), RunCount: len(sub.Runs)}
 
 	var runs, agents, tasks []Row
 	agentRuns := map[string]int{}
@@ -111,12 +92,12 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 		w := stat(func(r *ingest.Run) bool { return r.TaskID != t })
 		tasks = append(tasks, Row{Kind: "task", TaskID: t, Runs: taskRuns[t], Value: math.NaN(), Without: w, Change: w - est})
 	}
-	units, err := compareUnits(sub, opts, ga, gb, sa.K, sb.K)
+	units, err := compareUnits(sub, sp, ga, gb, sa.K, sb.K)
 	if err != nil {
 		return Result{}, err
 	}
 	fast := func(removed []bool) float64 {
-		return units.stat(removed, opts.Measure)
+		return units.stat(removed, sp.Measure)
 	}
 	if f := fast(make([]bool, len(sub.Runs))); !sameOrBothNaN(f, est) {
 		return Result{}, fmt.Errorf("influence: internal check failed: per-run scores give %v, rdeval compare %v", f, est)
@@ -218,26 +199,13 @@ type cunits struct {
 // own log had reached at the budget (study.TruncatedScores on that
 // run alone). Runs that compare leaves out (no score; no log when read at
 // the budget) get no unit.
-func compareUnits(ds *ingest.Dataset, opts *Options, ga, gb map[string]string, ka, kb int) (*cunits, error) {
+func compareUnits(ds *ingest.Dataset, sp *study.Spec, ga, gb map[string]string, ka, kb int) (*cunits, error) {
 	cu := &cunits{k: [2]int{ka, kb}, random: study.RandomTaskIDs(ds)}
 	for side, g := range []map[string]string{ga, gb} {
-		truncated := false
+		truncated := study.ReadAtBudget(ds, []string{sp.A, sp.B}[side], sp.BudgetLen.Seconds(), sp.HumanLen.Seconds())
 		for i := range ds.Runs {
 			r := &ds.Runs[i]
-			if !inGroup(r, g) || !r.Score.Valid {
-				continue
-			}
-			switch {
-			case r.TimeLimitS.Valid && r.TimeLimitS.V > 0:
-				truncated = float64(r.TimeLimitS.V) > opts.Budget
-			case r.Kind == "human":
-				truncated = opts.HumanLen > opts.Budget
-			}
-			break
-		}
-		for i := range ds.Runs {
-			r := &ds.Runs[i]
-			if !inGroup(r, g) || !r.Score.Valid {
+			if !study.InGroup(r, g) || !r.Score.Valid {
 				continue
 			}
 			if !truncated {
@@ -245,7 +213,7 @@ func compareUnits(ds *ingest.Dataset, opts *Options, ga, gb map[string]string, k
 				continue
 			}
 			one := &ingest.Dataset{Runs: []ingest.Run{*r}, Scores: ds.Scores, Tasks: ds.Tasks}
-			for _, tasks := range study.TruncatedScores(one, func(*ingest.Run) bool { return true }, opts.Budget) {
+			for _, tasks := range study.TruncatedScores(one, func(*ingest.Run) bool { return true }, sp.BudgetLen.Seconds()) {
 				for t, sc := range tasks {
 					for _, v := range sc {
 						cu.units = append(cu.units, cunit{run: i, side: side, task: t, score: v})

@@ -9,6 +9,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/auditcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/multiversecmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -53,8 +54,12 @@ func TestCompareInfluenceEqualsRecompute(t *testing.T) {
 	}
 	var res Result
 	io, _, _ := iostreams.Test()
-	opts := &Options{IO: io, Format: "json", Stat: "compare", A: "kind=agent;time_limit_s=1800", B: "agent=human", Budget: 7200, BudgetText: "2h",
-		Measure: "ratio", HumanLen: 28800, Top: 0, FlagAbove: 2, Threshold: 3, OnRows: func(r Result) { res = r }}
+	sp := study.Spec{Kind: "compare", A: "kind=agent;time_limit_s=1800", B: "agent=human", Budget: "2h", Measure: "ratio"}
+	if err := sp.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{IO: io, Format: "json", Spec: sp,
+		Top: 0, FlagAbove: 2, Threshold: 3, OnRows: func(r Result) { res = r }}
 	if err := Compute(opts, rb); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
@@ -26,18 +25,14 @@ type Options struct {
 	Inputs []string
 	Input  cmdutil.InputFlags
 	Format string
-	Stat   string // scoreatk, success or compare
-	// --stat compare: groups A and B, the budget (seconds; BudgetText as
-	// given), ratio or diff, and the length of human runs without a limit.
-	A, B       string
-	Budget     float64
-	BudgetText string
-	Measure    string
-	HumanLen   float64
-	K          int
-	Top        int
-	FlagAbove  float64
-	Threshold  float64 // NaN: no removal set
+	// Spec is the statistic: --stat is its kind (scoreatk, success or
+	// compare), --k, --a, --b, --budget, --measure and --human-run-length
+	// its fields (validated by study.Spec.Validate; success takes none,
+	// its cell is what --where selects).
+	Spec      study.Spec
+	Top       int
+	FlagAbove float64
+	Threshold float64 // NaN: no removal set
 	// OnRows, if set, receives the statistic and the computed rows.
 	OnRows func(Result)
 }
@@ -69,7 +64,7 @@ type Result struct {
 // NewCmd builds the cobra command; runF replaces Run in tests.
 func NewCmd(io *iostreams.IO, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: io}
-	var threshold, budget, humanLen string
+	var threshold string
 	cmd := &cobra.Command{
 		Use:   "influence INPUT...",
 		Short: "Leave-one-run/task/agent-out influence on score@k, final success or an A/B ratio",
@@ -117,38 +112,23 @@ from below X to ≥ X, with the statistic after each removal.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			switch opts.Stat {
+			sp := &opts.Spec
+			switch sp.Kind {
 			case "scoreatk", "success":
-				if opts.A != "" || opts.B != "" || budget != "" {
+				if sp.A != "" || sp.B != "" || sp.Budget != "" {
 					return cmdutil.Usagef("--a, --b and --budget go with --stat compare")
 				}
 			case "compare":
-				if opts.A == "" || opts.B == "" || budget == "" {
+				if sp.A == "" || sp.B == "" || sp.Budget == "" {
 					return cmdutil.Usagef("--stat compare needs --a, --b and --budget")
 				}
-				for _, g := range []string{opts.A, opts.B} {
-					if _, err := study.ParseGroup(g); err != nil {
-						return err
-					}
-				}
-				d, err := time.ParseDuration(budget)
-				if err != nil || d <= 0 {
-					return cmdutil.Usagef("--budget %q: want a positive duration, e.g. 2h", budget)
-				}
-				opts.Budget, opts.BudgetText = d.Seconds(), budget
-				h, err := time.ParseDuration(humanLen)
-				if err != nil || h <= 0 {
-					return cmdutil.Usagef("--human-run-length %q: want a positive duration, e.g. 8h", humanLen)
-				}
-				opts.HumanLen = h.Seconds()
-				if opts.Measure != "ratio" && opts.Measure != "diff" {
-					return cmdutil.Usagef("--measure %q: want ratio or diff", opts.Measure)
-				}
 			default:
-				return cmdutil.Usagef("--stat %q: want scoreatk, success or compare", opts.Stat)
+				return cmdutil.Usagef("--stat %q: want scoreatk, success or compare", sp.Kind)
 			}
-			if opts.K < 1 {
-				return cmdutil.Usagef("--k %d: k must be a positive integer", opts.K)
+			if sp.Kind != "success" {
+				if err := sp.Validate(); err != nil {
+					return cmdutil.Usagef("--stat %s: %v", sp.Kind, err)
+				}
 			}
 			if opts.Top < 0 {
 				return cmdutil.Usagef("--top %d: want 0 (all) or more", opts.Top)
@@ -169,13 +149,13 @@ from below X to ≥ X, with the statistic after each removal.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
-	fl.StringVar(&opts.Stat, "stat", "scoreatk", "statistic: scoreatk (mean over tasks of score@k), success (final-success headline) or compare (A/B at a budget)")
-	fl.StringVar(&opts.A, "a", "", "--stat compare: group A, COLUMN=VALUE[;COLUMN=VALUE…]")
-	fl.StringVar(&opts.B, "b", "", "--stat compare: group B")
-	fl.StringVar(&budget, "budget", "", "--stat compare: total time per task, e.g. 8h")
-	fl.StringVar(&opts.Measure, "measure", "ratio", "--stat compare: ratio (A/B) or diff (A−B)")
-	fl.StringVar(&humanLen, "human-run-length", "8h", "--stat compare: length of human runs without a time limit")
-	fl.IntVar(&opts.K, "k", 1, "k of score@k (--stat scoreatk)")
+	fl.StringVar(&opts.Spec.Kind, "stat", "scoreatk", "statistic: scoreatk (mean over tasks of score@k), success (final-success headline) or compare (A/B at a budget)")
+	fl.StringVar(&opts.Spec.A, "a", "", "--stat compare: group A, COLUMN=VALUE[;COLUMN=VALUE…]")
+	fl.StringVar(&opts.Spec.B, "b", "", "--stat compare: group B")
+	fl.StringVar(&opts.Spec.Budget, "budget", "", "--stat compare: total time per task, e.g. 8h")
+	fl.StringVar(&opts.Spec.Measure, "measure", "ratio", "--stat compare: ratio (A/B) or diff (A−B)")
+	fl.StringVar(&opts.Spec.HumanRunLength, "human-run-length", "8h", "--stat compare: length of human runs without a time limit")
+	fl.IntVar(&opts.Spec.K, "k", 1, "k of score@k (--stat scoreatk)")
 	fl.IntVar(&opts.Top, "top", 10, "print the N most influential runs and tasks (0: all)")
 	fl.Float64Var(&opts.FlagAbove, "flag-above", 2, "flag runs whose normalized score is above this")
 	fl.StringVar(&threshold, "threshold", "", "also find a small set of runs (greedy, ≤ 50) whose removal moves the statistic across this value")
@@ -196,7 +176,7 @@ func Run(opts *Options) error {
 func Compute(opts *Options, ds *ingest.Dataset) error {
 	var res Result
 	var err error
-	switch opts.Stat {
+	switch opts.Spec.Kind {
 	case "success":
 		res, err = success(opts, ds)
 	case "compare":
@@ -287,13 +267,13 @@ func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
 			units = append(units, unit{id: ds.Runs[ri].RunID, task: t, taskI: ti, j: j})
 		}
 	}
-	est := analysis.ScoreAtKMean(tasks, opts.K)
+	est := analysis.ScoreAtKMean(tasks, opts.Spec.K)
 	if math.IsNaN(est) {
-		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no task has %d runs: score@%d is undefined", opts.K, opts.K)}
+		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no task has %d runs: score@%d is undefined", opts.Spec.K, opts.Spec.K)}
 	}
-	res := Result{Stat: fmt.Sprintf("score@%d", opts.K), Group: map[string]string{"agent": g.agent, "time_limit_s": g.tl},
+	res := Result{Stat: fmt.Sprintf("score@%d", opts.Spec.K), Group: map[string]string{"agent": g.agent, "time_limit_s": g.tl},
 		Estimate: est, Tasks: len(names), RunCount: len(units)}
-	runs, tinf := analysis.LeaveOneOutScoreAtK(tasks, opts.K)
+	runs, tinf := analysis.LeaveOneOutScoreAtK(tasks, opts.Spec.K)
 	taskIdx := map[string]int{}
 	for i, t := range names {
 		taskIdx[t] = i
@@ -319,7 +299,7 @@ func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
 					red[x.taskI].Scores = append(red[x.taskI].Scores, tasks[x.taskI].Scores[x.j])
 				}
 			}
-			return analysis.ScoreAtKMean(red, opts.K)
+			return analysis.ScoreAtKMean(red, opts.Spec.K)
 		}
 		rs := analysis.GreedyRemoval(len(units), stat, opts.Threshold, MaxRemove)
 		addRemoval(&res, rs, func(u int) (string, string, float64) {

@@ -14,6 +14,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -163,7 +164,7 @@ type Cell struct {
 	Index  int
 	Combo  []int    // value index per choice
 	Labels []string // value label per choice
-	Estimate
+	study.Estimate
 	Error string // why the statistic could not be computed ("" if it was)
 }
 
@@ -254,7 +255,7 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 		for _, w := range ds.Warnings {
 			res.Warnings = append(res.Warnings, w.String())
 		}
-		datasets[i] = Subset(ds, sp.Where, sp.Stat.Where)
+		datasets[i] = study.Subset(ds, sp.Where, sp.Stat.Where)
 		if len(datasets[i].Runs) == 0 {
 			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: no run of %s matches where %v and the stat's where %v", sp.Path, strings.Join(in, ", "), sp.Where, sp.Stat.Where)}
 		}
@@ -263,7 +264,7 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 	// runs of the agent, e.g. METR's 3a947ac and 19b0311 for Claude 3.5
 	// Sonnet (New)) are fitted once: see horizonKey.
 	type evaluated struct {
-		e   Estimate
+		e   study.Estimate
 		err error
 	}
 	memo := map[string]evaluated{}

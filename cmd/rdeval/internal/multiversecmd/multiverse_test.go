@@ -13,6 +13,7 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
@@ -229,7 +230,7 @@ func TestApplyLeavesInputAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds = Subset(ds, map[string]string{"benchmark": "re-bench", "agent": "Modular (Model A)"})
+	ds = study.Subset(ds, map[string]string{"benchmark": "re-bench", "agent": "Modular (Model A)"})
 	scores := append([]ingest.ScoreEntry(nil), ds.Scores...)
 	runs := append([]ingest.Run(nil), ds.Runs...)
 	s := DefaultSettings()

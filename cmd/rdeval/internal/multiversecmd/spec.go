@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -72,37 +71,13 @@ type Spec struct {
 	Path    string
 	Data    []string // default inputs (resolved against the spec's folder)
 	Where   map[string]string
-	Stat    Stat
+	Stat    study.Spec
 	Choices []Choice // in choiceOrder
 }
 
-// Stat is the one statistic of a spec.
-type Stat struct {
-	Kind           string            `yaml:"kind"`
-	Where          map[string]string `yaml:"where"`
-	K              int               `yaml:"k"`
-	A              string            `yaml:"a"`
-	B              string            `yaml:"b"`
-	Budget         string            `yaml:"budget"`
-	Measure        string            `yaml:"measure"`
-	HumanRunLength string            `yaml:"human_run_length"`
-	Agent          string            `yaml:"agent"`
-	Quantile       float64           `yaml:"quantile"`
-	Formula        string            `yaml:"formula"`
-	Family         string            `yaml:"family"`
-	Cluster        string            `yaml:"cluster"`
-	Term           string            `yaml:"term"`
-
-	budget, humanLen float64 // seconds
-}
-
-// statFields are the stat fields each kind accepts.
-var statFields = map[string][]string{
-	"scoreatk": {"kind", "where", "k"},
-	"compare":  {"kind", "where", "a", "b", "budget", "measure", "human_run_length"},
-	"horizon":  {"kind", "where", "agent", "quantile"},
-	"regress":  {"kind", "where", "formula", "family", "cluster", "term"},
-}
+// kinds are the stat kinds a spec may have (audit's success and rates
+// have no choices to vary).
+var kinds = []string{"compare", "horizon", "regress", "scoreatk"}
 
 // Choice is one analyst choice and its values; the first is the default.
 type Choice struct {
@@ -118,36 +93,6 @@ type Value struct {
 	Num    float64  // floor, cap (0 = none), regularization, outlier threshold
 	None   bool     // floor: none
 	Word   string   // triton_rule, human_reference, short, weighting, success, outlier (none|cap|exclude)
-}
-
-// Describe names the statistic in words.
-func (s Stat) Describe() string {
-	switch s.Kind {
-	case "scoreatk":
-		return fmt.Sprintf("score@%d (mean over tasks)", s.K)
-	case "compare":
-		return fmt.Sprintf("%s of [%s] to [%s] at %s", s.Measure, s.A, s.B, s.Budget)
-	case "horizon":
-		return fmt.Sprintf("p%s horizon (minutes) of %s", strconv.FormatFloat(100*s.Quantile, 'f', -1, 64), s.Agent)
-	case "regress":
-		return fmt.Sprintf("coefficient %s of %s (%s GLM)", s.Term, s.Formula, s.Family)
-	}
-	return s.Kind
-}
-
-// Short names the statistic for a figure axis.
-func (s Stat) Short() string {
-	switch s.Kind {
-	case "scoreatk":
-		return fmt.Sprintf("score@%d (mean over tasks)", s.K)
-	case "compare":
-		return fmt.Sprintf("%s A/B at %s", s.Measure, s.Budget)
-	case "horizon":
-		return fmt.Sprintf("p%s horizon (minutes)", strconv.FormatFloat(100*s.Quantile, 'f', -1, 64))
-	case "regress":
-		return "coefficient " + s.Term
-	}
-	return s.Kind
 }
 
 // LoadSpec reads and validates a spec; every error is a *cmdutil.UsageError
@@ -184,30 +129,13 @@ func LoadSpec(path string) (*Spec, error) {
 	if raw.Stat.Kind != yaml.MappingNode {
 		return nil, fail("no stat: mapping (kind: scoreatk, compare, horizon or regress)")
 	}
-	kind := ""
-	if k := cmdutil.NodeKey(&raw.Stat, "kind"); k != nil {
-		kind = k.Value
-	}
-	fields, ok := statFields[kind]
-	if !ok {
-		return nil, fail("line %d: stat kind %q: want scoreatk, compare, horizon or regress (audit's success and rates have no choices to vary)", raw.Stat.Line, kind)
-	}
-	for i := 0; i < len(raw.Stat.Content); i += 2 {
-		k := raw.Stat.Content[i].Value
-		found := false
-		for _, f := range fields {
-			found = found || f == k
-		}
-		if !found {
-			return nil, fail("line %d: stat field %q is not one of %s's fields (%s)", raw.Stat.Content[i].Line, k, kind, strings.Join(fields, ", "))
-		}
-	}
-	if err := raw.Stat.Decode(&sp.Stat); err != nil {
-		return nil, fail("stat: %v", err)
+	if sp.Stat, err = study.DecodeSpec(&raw.Stat, kinds); err != nil {
+		return nil, fail("%v", err)
 	}
 	if err := validateStat(&sp.Stat); err != nil {
 		return nil, fail("line %d: stat: %v", raw.Stat.Line, err)
 	}
+	kind := sp.Stat.Kind
 	if raw.Choices.Kind != yaml.MappingNode && raw.Choices.Kind != 0 {
 		return nil, fail("line %d: choices: want a mapping KEY: [VALUE, …]", raw.Choices.Line)
 	}
@@ -369,63 +297,16 @@ func parseValue(key, s, dir string) (Value, error) {
 	return v, err
 }
 
-func validateStat(s *Stat) error {
-	for k := range s.Where {
-		if !ingest.IsRunColumn(k) {
-			return fmt.Errorf("where: %q is not a runs column", k)
-		}
+// validateStat is study's Validate, and regress without (1 | group)
+// terms: a multiverse varies fixed-effect GLMs only.
+func validateStat(s *study.Spec) error {
+	if err := s.Validate(); err != nil {
+		return err
 	}
-	switch s.Kind {
-	case "scoreatk":
-		if s.K < 1 {
-			return fmt.Errorf("scoreatk needs k ≥ 1")
-		}
-	case "compare":
-		d, m, err := study.CheckCompareSpec(s.A, s.B, s.Budget, s.Measure)
-		if err != nil {
-			return err
-		}
-		s.budget = d.Seconds()
-		s.Measure = m
-		h, err := study.ParseHumanRunLength(s.HumanRunLength)
-		if err != nil {
-			return err
-		}
-		s.humanLen = h.Seconds()
-	case "horizon":
-		if s.Agent == "" {
-			return fmt.Errorf("horizon needs agent")
-		}
-		if s.Quantile == 0 {
-			s.Quantile = 0.5
-		}
-		if !(s.Quantile > 0 && s.Quantile < 1) {
-			return fmt.Errorf("horizon quantile %v: want a success probability between 0 and 1", s.Quantile)
-		}
-	case "regress":
-		if s.Formula == "" || s.Term == "" {
-			return fmt.Errorf("regress needs formula and term (a coefficient name as rdeval regress prints it)")
-		}
-		f, err := formula.Parse(s.Formula)
-		if err != nil {
-			return fmt.Errorf("regress formula: %v", err)
-		}
-		if len(f.Random) > 0 {
+	if s.Kind == "regress" {
+		if f, _ := formula.Parse(s.Formula); len(f.Random) > 0 {
 			return fmt.Errorf("regress takes fixed-effect GLMs only (no (1 | group) terms)")
-		}
-		if s.Family, err = study.CheckFamily(s.Family); err != nil {
-			return fmt.Errorf("regress %v", err)
 		}
 	}
 	return nil
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
