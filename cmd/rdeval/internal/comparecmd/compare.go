@@ -119,9 +119,8 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	random := study.RandomTaskIDs(ds)
 	T := opts.Budget.Seconds()
-	b, _, err := study.Side(ds, opts.B, T, opts.HumanLength.Seconds(), random)
+	b, _, err := study.Side(ds, opts.B, T, opts.HumanLength.Seconds())
 	if err != nil && opts.Mode != "lines" {
 		return err
 	}
@@ -130,7 +129,7 @@ func Run(opts *Options) error {
 		if b.Tasks == nil {
 			// lines need only B's final scores, whatever its run length
 			var e error
-			if b, _, e = study.SideScores(ds, opts.B, random); e != nil {
+			if b, _, e = study.SideScores(ds, opts.B); e != nil {
 				return e
 			}
 		}
@@ -145,7 +144,7 @@ func Run(opts *Options) error {
 		t.Cite(opts.IO, fmt.Sprintf("Mean over tasks of the p10--p90 percentiles of %s's final scores (the lines of RE-Bench's human comparison).", opts.B))
 		return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
 	}
-	a, _, err := study.Side(ds, opts.A, T, opts.HumanLength.Seconds(), random)
+	a, _, err := study.Side(ds, opts.A, T, opts.HumanLength.Seconds())
 	if err != nil {
 		return err
 	}

@@ -118,14 +118,12 @@ func drawScoreAtK(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	}
 	agents := *c.ds
 	agents.Runs = nil
-	humanScores := map[string][]float64{}
 	for _, r := range c.ds.Runs {
 		if r.Agent != opts.Humans {
 			agents.Runs = append(agents.Runs, r)
-		} else if r.Score.Valid {
-			humanScores[r.TaskID] = append(humanScores[r.TaskID], r.Score.V)
 		}
 	}
+	humans := study.Tasks(c.ds, study.Only(func(r *ingest.Run) bool { return r.Agent == opts.Humans }, study.Score))
 	partial, err := figures.ParsePartial(opts.Partial)
 	if err != nil {
 		return nil, nil, c.optErr("%v", err)
@@ -152,20 +150,16 @@ func drawScoreAtK(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 		return nil, nil, err
 	}
 	params := map[string]any{"time_limit_s": tl, "ks": opts.Ks, "by": by, "interval": "percentile", "short_tasks": "drop", "partial": partialName(partial)}
-	if len(humanScores) > 0 && len(opts.HumanPercentiles) > 0 {
-		var tasks []analysis.TaskScores
-		for _, t := range sortedKeys(humanScores) {
-			tasks = append(tasks, analysis.TaskScores{Task: t, Scores: humanScores[t]})
-		}
-		vals := analysis.MeanOfPercentiles(tasks, opts.HumanPercentiles)
+	if len(humans) > 0 && len(opts.HumanPercentiles) > 0 {
+		vals := analysis.MeanOfPercentiles(humans, opts.HumanPercentiles)
 		var refs []figures.RefLine
 		for i, q := range opts.HumanPercentiles {
 			refs = append(refs, figures.RefLine{Label: c.name(opts.Humans) + " p" + strconv.FormatFloat(q, 'f', -1, 64), Y: vals[i]})
 		}
 		figures.AddRefLines(p, refs)
-		params["humans"], params["human_percentiles"], params["human_tasks"] = opts.Humans, opts.HumanPercentiles, len(tasks)
-		if len(tasks) < minHumanTasks {
-			c.warnf("human reference lines from only %d tasks", len(tasks))
+		params["humans"], params["human_percentiles"], params["human_tasks"] = opts.Humans, opts.HumanPercentiles, len(humans)
+		if len(humans) < minHumanTasks {
+			c.warnf("human reference lines from only %d tasks", len(humans))
 		}
 	}
 	return p, params, nil

@@ -48,12 +48,11 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 			sub.Runs = append(sub.Runs, *r)
 		}
 	}
-	random := study.RandomTaskIDs(sub)
-	sa, _, err := study.Side(sub, sp.A, budget, humanLen, random)
+	sa, _, err := study.Side(sub, sp.A, budget, humanLen)
 	if err != nil {
 		return Result{}, err
 	}
-	sb, _, err := study.Side(sub, sp.B, budget, humanLen, random)
+	sb, _, err := study.Side(sub, sp.B, budget, humanLen)
 	if err != nil {
 		return Result{}, err
 	}
@@ -92,10 +91,7 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 		w := stat(func(r *ingest.Run) bool { return r.TaskID != t })
 		tasks = append(tasks, Row{Kind: "task", TaskID: t, Runs: taskRuns[t], Value: math.NaN(), Without: w, Change: w - est})
 	}
-	units, err := compareUnits(sub, sp, ga, gb, sa.K, sb.K)
-	if err != nil {
-		return Result{}, err
-	}
+	units := compareUnits(sub, sp, ga, gb, sa.K, sb.K)
 	fast := func(removed []bool) float64 {
 		return units.stat(removed, sp.Measure)
 	}
@@ -178,74 +174,50 @@ func sameOrBothNaN(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b))
 }
 
-// cunit is one run's score on one side of the comparison.
-type cunit struct {
-	run   int // index in the runs
-	side  int // 0: A, 1: B
-	task  string
-	score float64
-}
-
-// cunits are the per-run scores of both sides, so that the statistic
-// without some runs is recomputed without rebuilding the groups.
+// cunits are both sides' tasks with the run of each score, so that the
+// statistic without some runs is recomputed without rebuilding the groups.
 type cunits struct {
-	units  []cunit
-	k      [2]int
-	random map[string]bool
+	sides [2]analysis.Side
+	runs  [2][][]int // per side and task: the index in the runs of each score
 }
 
 // compareUnits gives every run of A and B its score as rdeval compare uses
 // it: its final score, or, for a group read at the budget, the score its
-// own log had reached at the budget (study.TruncatedScores on that
-// run alone). Runs that compare leaves out (no score; no log when read at
-// the budget) get no unit.
-func compareUnits(ds *ingest.Dataset, sp *study.Spec, ga, gb map[string]string, ka, kb int) (*cunits, error) {
-	cu := &cunits{k: [2]int{ka, kb}, random: study.RandomTaskIDs(ds)}
+// own log had reached at the budget (study.AtBudget). Runs that compare
+// leaves out (no score; no log when read at the budget) get none.
+func compareUnits(ds *ingest.Dataset, sp *study.Spec, ga, gb map[string]string, ka, kb int) *cunits {
+	cu := &cunits{}
 	for side, g := range []map[string]string{ga, gb} {
-		truncated := study.ReadAtBudget(ds, []string{sp.A, sp.B}[side], sp.BudgetLen.Seconds(), sp.HumanLen.Seconds())
-		for i := range ds.Runs {
-			r := &ds.Runs[i]
-			if !study.InGroup(r, g) || !r.Score.Valid {
-				continue
-			}
-			if !truncated {
-				cu.units = append(cu.units, cunit{run: i, side: side, task: r.TaskID, score: r.Score.V})
-				continue
-			}
-			one := &ingest.Dataset{Runs: []ingest.Run{*r}, Scores: ds.Scores, Tasks: ds.Tasks}
-			for _, tasks := range study.TruncatedScores(one, func(*ingest.Run) bool { return true }, sp.BudgetLen.Seconds()) {
-				for t, sc := range tasks {
-					for _, v := range sc {
-						cu.units = append(cu.units, cunit{run: i, side: side, task: t, score: v})
-					}
-				}
-			}
+		score := study.Score
+		if study.ReadAtBudget(ds, []string{sp.A, sp.B}[side], sp.BudgetLen.Seconds(), sp.HumanLen.Seconds()) {
+			score = study.AtBudget(ds, sp.BudgetLen.Seconds())
+		}
+		gs, _ := study.GroupRuns(ds, nil, study.Only(func(r *ingest.Run) bool { return r.Score.Valid && study.InGroup(r, g) }, score))
+		cu.sides[side].K = []int{ka, kb}[side]
+		if len(gs) > 0 {
+			cu.sides[side].Tasks, cu.runs[side] = gs[0].Tasks, gs[0].Runs
 		}
 	}
-	return cu, nil
+	return cu
 }
 
 // stat is the comparison without the runs marked removed.
 func (cu *cunits) stat(removed []bool, measure string) float64 {
-	var by [2]map[string][]float64
-	by[0], by[1] = map[string][]float64{}, map[string][]float64{}
-	for _, u := range cu.units {
-		if !removed[u.run] {
-			by[u.side][u.task] = append(by[u.side][u.task], u.score)
-		}
-	}
 	var sides [2]analysis.Side
-	for i := range sides {
-		names := make([]string, 0, len(by[i]))
-		for t := range by[i] {
-			names = append(names, t)
+	for i, s := range cu.sides {
+		sides[i].K = s.K
+		for ti, t := range s.Tasks {
+			var sc []float64
+			for j, run := range cu.runs[i][ti] {
+				if !removed[run] {
+					sc = append(sc, t.Scores[j])
+				}
+			}
+			if len(sc) > 0 {
+				sides[i].Tasks = append(sides[i].Tasks, analysis.TaskScores{Task: t.Task, Scores: sc, Random: t.Random})
+			}
 		}
-		sort.Strings(names)
-		sides[i].K = cu.k[i]
-		for _, t := range names {
-			sides[i].Tasks = append(sides[i].Tasks, analysis.TaskScores{Task: t, Scores: by[i][t], Random: cu.random[t]})
-		}
-		if len(names) == 0 {
+		if len(sides[i].Tasks) == 0 {
 			return math.NaN()
 		}
 	}

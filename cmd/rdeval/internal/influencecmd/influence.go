@@ -201,31 +201,18 @@ type unit struct {
 }
 
 func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
-	random := map[string]bool{}
-	for _, t := range ds.Tasks {
-		if t.Selection.Valid && t.Selection.V == "random" {
-			random[t.Benchmark+"\x00"+t.TaskID] = true
-		}
-	}
-	type gkey struct{ agent, tl string }
-	groups := map[gkey]int{}
-	missing := 0
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if !r.Score.Valid {
-			missing++
-			continue
-		}
-		tl, _ := ingest.RunValue(r, "time_limit_s")
-		groups[gkey{r.Agent, tl}]++
-	}
+	groups, missing := study.GroupRuns(ds, []string{"agent", "time_limit_s"}, study.Score)
 	if len(groups) == 0 {
 		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no run has a score (%d runs without one): score@k needs normalized scores", missing)}
 	}
 	if len(groups) > 1 {
 		var have []string
-		for g, n := range groups {
-			have = append(have, fmt.Sprintf("agent=%s time_limit_s=%s (%d runs)", g.agent, orNull(g.tl), n))
+		for _, g := range groups {
+			n := 0
+			for _, t := range g.Tasks {
+				n += len(t.Scores)
+			}
+			have = append(have, fmt.Sprintf("agent=%s time_limit_s=%s (%d runs)", g.Key[0], orNull(g.Key[1]), n))
 		}
 		sort.Strings(have)
 		if len(have) > 20 {
@@ -236,48 +223,25 @@ func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
 	if missing > 0 {
 		opts.IO.Warnf("%d runs without a score are left out", missing)
 	}
-	var g gkey
-	for k := range groups {
-		g = k
-	}
-	byTask := map[string][]int{}
-	rnd := map[string]bool{}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if r.Score.Valid {
-			byTask[r.TaskID] = append(byTask[r.TaskID], i)
-			if random[r.Benchmark+"\x00"+r.TaskID] {
-				rnd[r.TaskID] = true
-			}
-		}
-	}
-	names := make([]string, 0, len(byTask))
-	for t := range byTask {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	tasks := make([]analysis.TaskScores, len(names))
-	ids := make([][]string, len(names))
+	g := groups[0]
+	tasks := g.Tasks
+	ids := make([][]string, len(tasks))
+	taskIdx := map[string]int{}
 	var units []unit
-	for ti, t := range names {
-		tasks[ti] = analysis.TaskScores{Task: t, Random: rnd[t]}
-		for j, ri := range byTask[t] {
-			tasks[ti].Scores = append(tasks[ti].Scores, ds.Runs[ri].Score.V)
+	for ti, t := range tasks {
+		taskIdx[t.Task] = ti
+		for j, ri := range g.Runs[ti] {
 			ids[ti] = append(ids[ti], ds.Runs[ri].RunID)
-			units = append(units, unit{id: ds.Runs[ri].RunID, task: t, taskI: ti, j: j})
+			units = append(units, unit{id: ds.Runs[ri].RunID, task: t.Task, taskI: ti, j: j})
 		}
 	}
 	est := analysis.ScoreAtKMean(tasks, opts.Spec.K)
 	if math.IsNaN(est) {
 		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no task has %d runs: score@%d is undefined", opts.Spec.K, opts.Spec.K)}
 	}
-	res := Result{Stat: fmt.Sprintf("score@%d", opts.Spec.K), Group: map[string]string{"agent": g.agent, "time_limit_s": g.tl},
-		Estimate: est, Tasks: len(names), RunCount: len(units)}
+	res := Result{Stat: fmt.Sprintf("score@%d", opts.Spec.K), Group: map[string]string{"agent": g.Key[0], "time_limit_s": g.Key[1]},
+		Estimate: est, Tasks: len(tasks), RunCount: len(units)}
 	runs, tinf := analysis.LeaveOneOutScoreAtK(tasks, opts.Spec.K)
-	taskIdx := map[string]int{}
-	for i, t := range names {
-		taskIdx[t] = i
-	}
 	for i, r := range runs {
 		row := Row{Kind: "run", RunID: ids[taskIdx[r.Task]][r.Index], TaskID: r.Task, Value: r.Value, Without: r.Without, Change: r.Change}
 		if r.Value > opts.FlagAbove {

@@ -226,7 +226,7 @@ func Evaluate(st study.Spec, ds *ingest.Dataset, s Settings, boot int, seed uint
 }
 
 // rescoreTruncated applies the cell's floor, cap and outlier cap to scores
-// read at the budget from score logs (study.TruncatedScores
+// read at the budget from score logs (study.AtBudget
 // normalizes them with the task catalog, so the triton rule and the human
 // reference already apply, but floors at 0 and does not cap). A floor above
 // 0 and caps commute with that; a floor below 0 cannot be undone. Runs an

@@ -426,12 +426,11 @@ choices:
 				d.Tasks[i].Aggregation = ingest.Some(label(res, c, KeyTritonRule))
 			}
 		}
-		random := study.RandomTaskIDs(d)
-		a, _, err := study.Side(d, "agent=Modular (Model A);time_limit_s=1800", 7200, 28800, random)
+		a, _, err := study.Side(d, "agent=Modular (Model A);time_limit_s=1800", 7200, 28800)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _, err := study.Side(d, "agent=human", 7200, 28800, random)
+		b, _, err := study.Side(d, "agent=human", 7200, 28800)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -527,12 +526,11 @@ choices:
 // unit u, on the tasks both groups have with enough runs.
 func unitCI(t *testing.T, ds *ingest.Dataset, a, b string, budget float64, u analysis.BootUnit, boot int) (float64, float64) {
 	t.Helper()
-	random := study.RandomTaskIDs(ds)
-	sa, _, err := study.Side(ds, a, budget, 8*3600, random)
+	sa, _, err := study.Side(ds, a, budget, 8*3600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, _, err := study.Side(ds, b, budget, 8*3600, random)
+	sb, _, err := study.Side(ds, b, budget, 8*3600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
 	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
@@ -271,13 +271,8 @@ func Compute(opts *Options, ds *ingest.Dataset, fa, fb []filter, popt analysis.P
 		desc = fmt.Sprintf("final success from pilot data (A %d runs, final success %.4f; B %d runs, %.4f): sign-flip test over tasks of the per-task success rates, α = %g",
 			len(oa), analysis.FinalSuccessMean(oa), len(ob), analysis.FinalSuccessMean(ob), opts.Alpha)
 	} else {
-		random := map[string]bool{}
-		for _, t := range ds.Tasks {
-			if t.Selection.Valid && t.Selection.V == "random" {
-				random[t.Benchmark+"\x00"+t.TaskID] = true
-			}
-		}
-		ta, tb := taskScores(ra, random), taskScores(rb, random)
+		ta := study.Tasks(ds, study.Only(func(r *ingest.Run) bool { return match(r, fa) }, study.Score))
+		tb := study.Tasks(ds, study.Only(func(r *ingest.Run) bool { return match(r, fb) }, study.Score))
 		if len(ta) == 0 || len(tb) == 0 {
 			return &cmdutil.BadInputError{Err: fmt.Errorf("the pilot runs of A or B have no normalized score")}
 		}
@@ -300,29 +295,6 @@ func outcomes(rs []*ingest.Run) []analysis.OutcomeRun {
 			continue
 		}
 		out = append(out, analysis.OutcomeRun{Task: r.TaskID, Final: r.FinalSuccess.Or(false), Exec: r.ExecSuccess.Or(false), Recall: math.NaN()})
-	}
-	return out
-}
-
-func taskScores(rs []*ingest.Run, random map[string]bool) []analysis.TaskScores {
-	by := map[string][]float64{}
-	rnd := map[string]bool{}
-	for _, r := range rs {
-		if r.Score.Valid {
-			by[r.TaskID] = append(by[r.TaskID], r.Score.V)
-			if random[r.Benchmark+"\x00"+r.TaskID] {
-				rnd[r.TaskID] = true
-			}
-		}
-	}
-	names := make([]string, 0, len(by))
-	for t := range by {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	out := make([]analysis.TaskScores, len(names))
-	for i, t := range names {
-		out[i] = analysis.TaskScores{Task: t, Scores: by[t], Random: rnd[t]}
 	}
 	return out
 }

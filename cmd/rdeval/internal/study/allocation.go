@@ -55,41 +55,34 @@ type AllocationResult struct {
 func Allocation(ds *ingest.Dataset, p AllocationParams) (AllocationResult, error) {
 	var res AllocationResult
 	budgets := p.Budgets
-	random := RandomTasks(ds)
-	// agent → run length → task → scores
-	byAgent := map[string]map[float64]map[string][]float64{}
-	rand := map[string]bool{}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if !r.Score.Valid {
-			continue
-		}
-		h := 0.0
+	// agent → run length → its allocation (tasks and scores)
+	length := func(r *ingest.Run) (float64, bool) {
 		switch {
 		case r.TimeLimitS.Valid && r.TimeLimitS.V > 0:
-			h = float64(r.TimeLimitS.V)
+			return float64(r.TimeLimitS.V), true
 		case r.Kind == "human":
-			h = p.HumanLength.Seconds()
-		default:
-			continue
+			return p.HumanLength.Seconds(), true
 		}
-		if byAgent[r.Agent] == nil {
-			byAgent[r.Agent] = map[float64]map[string][]float64{}
+		return 0, false
+	}
+	byAgent := map[string]map[float64]analysis.Allocation{}
+	groups, _ := GroupRunsBy(ds, func(r *ingest.Run) []string {
+		h, _ := length(r)
+		return []string{r.Agent, strconv.FormatFloat(h, 'g', -1, 64)}
+	}, Only(func(r *ingest.Run) bool { _, ok := length(r); return ok }, Score))
+	for _, g := range groups {
+		h, _ := strconv.ParseFloat(g.Key[1], 64)
+		if byAgent[g.Key[0]] == nil {
+			byAgent[g.Key[0]] = map[float64]analysis.Allocation{}
 		}
-		if byAgent[r.Agent][h] == nil {
-			byAgent[r.Agent][h] = map[string][]float64{}
-		}
-		byAgent[r.Agent][h][r.TaskID] = append(byAgent[r.Agent][h][r.TaskID], r.Score.V)
-		if random[r.Benchmark+"\x00"+r.TaskID] {
-			rand[r.TaskID] = true
-		}
+		byAgent[g.Key[0]][h] = analysis.Allocation{RunLengthS: h, Tasks: g.Tasks}
 	}
 	if len(byAgent) == 0 {
 		return res, &cmdutil.BadInputError{Err: fmt.Errorf("no run has both a score and a run length (time_limit_s)")}
 	}
 	// Budgets shorter than all of a group's runs: its runs read at the budget
 	// from their score logs (k = 1), marked truncated.
-	trunc := map[string]map[float64]map[string][]float64{} // agent → budget → task → scores at the budget
+	trunc := map[string]map[float64]analysis.Allocation{} // agent → budget → runs read at the budget
 	if p.Truncate != "none" {
 		for _, T := range budgets {
 			include := func(r *ingest.Run) bool {
@@ -103,11 +96,12 @@ func Allocation(ds *ingest.Dataset, p AllocationParams) (AllocationResult, error
 				}
 				return byAgent[r.Agent] != nil
 			}
-			for agent, tasks := range TruncatedScores(ds, include, T) {
-				if trunc[agent] == nil {
-					trunc[agent] = map[float64]map[string][]float64{}
+			groups, _ := GroupRuns(ds, []string{"agent"}, Only(include, AtBudget(ds, T)))
+			for _, g := range groups {
+				if trunc[g.Key[0]] == nil {
+					trunc[g.Key[0]] = map[float64]analysis.Allocation{}
 				}
-				trunc[agent][T] = tasks
+				trunc[g.Key[0]][T] = analysis.Allocation{RunLengthS: T, Tasks: g.Tasks}
 			}
 		}
 	}
@@ -121,12 +115,12 @@ func Allocation(ds *ingest.Dataset, p AllocationParams) (AllocationResult, error
 		var allocs []analysis.Allocation
 		lengths := slices.Sorted(maps.Keys(byAgent[a]))
 		for _, h := range lengths {
-			allocs = append(allocs, allocation(h, byAgent[a][h], rand))
+			allocs = append(allocs, byAgent[a][h])
 		}
 		for _, T := range budgets {
 			allocsT := allocs
-			if tasks, ok := trunc[a][T]; ok {
-				allocsT = append(append([]analysis.Allocation{}, allocs...), allocation(T, tasks, rand))
+			if t, ok := trunc[a][T]; ok {
+				allocsT = append(append([]analysis.Allocation{}, allocs...), t)
 			}
 			pts, err := analysis.AllocationCurve(allocsT, []float64{T}, opt)
 			if err != nil {
@@ -137,9 +131,10 @@ func Allocation(ds *ingest.Dataset, p AllocationParams) (AllocationResult, error
 			}
 			for _, p := range pts {
 				_, isTrunc := trunc[a][T]
+				_, ran := byAgent[a][T]
 				rows = append(rows, AllocationRow{Agent: a, BudgetS: p.BudgetS, RunLengthS: p.RunLengthS, K: p.K, NTasks: p.NTasks,
 					Estimate: p.Estimate, CILow: p.CILow, CIHigh: p.CIHigh, Best: p.Best, FullTaskSet: p.FullTaskSet, Selection: "observed",
-					Truncated: isTrunc && p.RunLengthS == T && byAgent[a][T] == nil})
+					Truncated: isTrunc && p.RunLengthS == T && !ran})
 			}
 		}
 		if p.Select == "holdout" {
@@ -183,14 +178,4 @@ func (a *AllocationResult) Table() *cmdutil.Table {
 			strconv.Itoa(r.K), nt, cmdutil.Fixed4(r.Estimate), cmdutil.Fixed4(r.CILow), cmdutil.Fixed4(r.CIHigh), strconv.FormatBool(r.Best), strconv.FormatBool(r.FullTaskSet), r.Selection, strconv.FormatBool(r.Truncated)})
 	}
 	return t
-}
-
-// allocation builds an Allocation from task → scores, tasks sorted.
-func allocation(h float64, byTask map[string][]float64, random map[string]bool) analysis.Allocation {
-	al := analysis.Allocation{RunLengthS: h}
-	tasks := slices.Sorted(maps.Keys(byTask))
-	for _, t := range tasks {
-		al.Tasks = append(al.Tasks, analysis.TaskScores{Task: t, Scores: byTask[t], Random: random[t]})
-	}
-	return al
 }

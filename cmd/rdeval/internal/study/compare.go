@@ -2,9 +2,7 @@ package study
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,27 +30,20 @@ func ParseGroup(s string) (map[string]string, error) {
 	return f, nil
 }
 
-// Side collects the scores per task of the runs in group spec and works out
-// k for the budget T (seconds): k = T / run length, which must be a whole
-// number. Runs longer than T are read at T from their score logs (k = 1), as
-// RE-Bench reads human runs at budgets under 8 hours. Human runs without a
-// time limit last humanLen seconds; tasks in random are marked as randomly
-// selected. It also returns the run length used.
-func Side(ds *ingest.Dataset, spec string, budget, humanLen float64, random map[string]bool) (analysis.Side, float64, error) {
+// Side collects the scores per task (GroupRuns) of the runs in group spec
+// and works out k for the budget T (seconds): k = T / run length, which
+// must be a whole number. Runs longer than T are read at T from their score
+// logs (AtBudget, k = 1), as RE-Bench reads human runs at budgets under 8
+// hours. Human runs without a time limit last humanLen seconds. It also
+// returns the run length used.
+func Side(ds *ingest.Dataset, spec string, budget, humanLen float64) (analysis.Side, float64, error) {
 	f, _ := ParseGroup(spec)
-	tasks := map[string][]float64{}
+	in := func(r *ingest.Run) bool { return InGroup(r, f) }
 	lengths := map[float64]bool{}
 	matched := 0
 	for i := range ds.Runs {
 		r := &ds.Runs[i]
-		ok := true
-		for c, v := range f {
-			if got, _ := ingest.RunValue(r, c); got != v {
-				ok = false
-				break
-			}
-		}
-		if !ok {
+		if !in(r) {
 			continue
 		}
 		matched++
@@ -67,16 +58,15 @@ func Side(ds *ingest.Dataset, spec string, budget, humanLen float64, random map[
 			h = humanLen
 		}
 		lengths[h] = true
-		tasks[r.TaskID] = append(tasks[r.TaskID], r.Score.V)
 	}
 	if matched == 0 {
 		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q matches no run", spec)}
 	}
-	if len(tasks) == 0 {
+	if len(lengths) == 0 {
 		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: no run has a score", spec)}
 	}
 	if len(lengths) != 1 {
-		var ls []string
+		ls := make([]string, 0, len(lengths))
 		for l := range lengths {
 			ls = append(ls, strconv.FormatFloat(l, 'f', -1, 64))
 		}
@@ -90,77 +80,32 @@ func Side(ds *ingest.Dataset, spec string, budget, humanLen float64, random map[
 	if h <= 0 {
 		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: its runs have no time limit", spec)}
 	}
-	if h > budget {
+	score, long := Score, h > budget
+	if long {
 		// Read the runs at the budget from their score logs (k = 1), as
 		// RE-Bench reads humans at budgets shorter than 8 hours.
-		include := func(r *ingest.Run) bool {
-			for c, v := range f {
-				if got, _ := ingest.RunValue(r, c); got != v {
-					return false
-				}
-			}
-			return true
-		}
-		byTask := map[string][]float64{}
-		for _, tasks := range TruncatedScores(ds, include, budget) {
-			for t, s := range tasks {
-				byTask[t] = append(byTask[t], s...)
-			}
-		}
-		if len(byTask) == 0 {
+		score = AtBudget(ds, budget)
+	}
+	tasks := Tasks(ds, Only(in, score))
+	if long {
+		if tasks == nil {
 			return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: its runs last %v s, longer than the budget %v s, and have no score logs to read them at the budget", spec, h, budget)}
 		}
-		tasks = byTask
 		h = budget
 	}
 	k := math.Round(budget / h)
 	if k < 1 || math.Abs(float64(k*h)-budget) > 1e-9*budget {
 		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q: its runs last %v s, which does not divide the budget %v s", spec, h, budget)}
 	}
-	names := slices.Sorted(maps.Keys(tasks))
-	var s analysis.Side
-	s.K = int(k)
-	for _, t := range names {
-		s.Tasks = append(s.Tasks, analysis.TaskScores{Task: t, Scores: tasks[t], Random: random[t]})
-	}
-	return s, h, nil
-}
-
-// RandomTaskIDs is the set of task_ids whose selection is "random" (compare
-// keys tasks by task_id alone; RandomTasks by benchmark and task_id).
-func RandomTaskIDs(ds *ingest.Dataset) map[string]bool {
-	random := map[string]bool{}
-	for _, t := range ds.Tasks {
-		if t.Selection.Valid && t.Selection.V == "random" {
-			random[t.TaskID] = true
-		}
-	}
-	return random
+	return analysis.Side{K: int(k), Tasks: tasks}, h, nil
 }
 
 // SideScores collects a group's final scores per task, ignoring run length.
-func SideScores(ds *ingest.Dataset, spec string, random map[string]bool) (analysis.Side, float64, error) {
+func SideScores(ds *ingest.Dataset, spec string) (analysis.Side, float64, error) {
 	f, _ := ParseGroup(spec)
-	tasks := map[string][]float64{}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		ok := r.Score.Valid
-		for c, v := range f {
-			if got, _ := ingest.RunValue(r, c); got != v {
-				ok = false
-			}
-		}
-		if ok {
-			tasks[r.TaskID] = append(tasks[r.TaskID], r.Score.V)
-		}
-	}
-	if len(tasks) == 0 {
+	tasks := Tasks(ds, Only(func(r *ingest.Run) bool { return InGroup(r, f) }, Score))
+	if tasks == nil {
 		return analysis.Side{}, 0, &cmdutil.BadInputError{Err: fmt.Errorf("group %q matches no run with a score", spec)}
 	}
-	names := slices.Sorted(maps.Keys(tasks))
-	s := analysis.Side{K: 1}
-	for _, t := range names {
-		s.Tasks = append(s.Tasks, analysis.TaskScores{Task: t, Scores: tasks[t], Random: random[t]})
-	}
-	return s, 0, nil
+	return analysis.Side{K: 1, Tasks: tasks}, 0, nil
 }

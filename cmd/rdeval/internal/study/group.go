@@ -15,12 +15,15 @@ type Group struct {
 	// null value (e.g. METR's human time limit) is "".
 	Key []string
 	// Tasks are the group's tasks sorted by task_id (then benchmark),
-	// each with its runs' scores in run order.
+	// each with its runs' scores in run order. A task is named by its
+	// task_id, or benchmark:task_id where two benchmarks share it.
 	Tasks []analysis.TaskScores
+	// Runs are the indices in ds.Runs of each task's runs, as Scores.
+	Runs [][]int
 }
 
-// RandomTasks returns the benchmark+"\x00"+task_id of the tasks whose
-// selection is random (score@k is then the mean).
+// RandomTasks returns the TaskKey of the tasks whose selection is random
+// (score@k is then the mean).
 func RandomTasks(ds *ingest.Dataset) map[string]bool {
 	random := map[string]bool{}
 	for _, t := range ds.Tasks {
@@ -40,10 +43,31 @@ func TaskKey(benchmark, taskID string) string { return benchmark + "\x00" + task
 // gives a run's score (false: the run has none; it is counted in missing).
 // Groups come sorted by their key (numbers as numbers).
 func GroupRuns(ds *ingest.Dataset, by []string, score func(*ingest.Run) (float64, bool)) (groups []Group, missing int) {
+	return GroupRunsBy(ds, func(r *ingest.Run) []string {
+		key := make([]string, len(by))
+		for j, b := range by {
+			key[j], _ = ingest.RunValue(r, b)
+		}
+		return key
+	}, score)
+}
+
+// GroupRunsBy is GroupRuns with the group key of a run given by key.
+func GroupRunsBy(ds *ingest.Dataset, key func(*ingest.Run) []string, score func(*ingest.Run) (float64, bool)) (groups []Group, missing int) {
 	random := RandomTasks(ds)
+	// A task_id that two benchmarks share is named benchmark:task_id.
+	bench, shared := map[string]string{}, map[string]bool{}
+	for i := range ds.Runs {
+		r := &ds.Runs[i]
+		if b, ok := bench[r.TaskID]; ok && b != r.Benchmark {
+			shared[r.TaskID] = true
+		}
+		bench[r.TaskID] = r.Benchmark
+	}
 	type task struct {
 		benchmark, id string
 		scores        []float64
+		runs          []int
 	}
 	type group struct {
 		key   []string
@@ -58,16 +82,11 @@ func GroupRuns(ds *ingest.Dataset, by []string, score func(*ingest.Run) (float64
 			missing++
 			continue
 		}
-		key := make([]string, len(by))
-		for j, b := range by {
-			if v, ok := ingest.RunValue(r, b); ok {
-				key[j] = v
-			}
-		}
-		id := strings.Join(key, "\x00")
+		k := key(r)
+		id := strings.Join(k, "\x00")
 		g := byID[id]
 		if g == nil {
-			g = &group{key: key, tasks: map[string]*task{}}
+			g = &group{key: k, tasks: map[string]*task{}}
 			byID[id] = g
 			order = append(order, g)
 		}
@@ -78,6 +97,7 @@ func GroupRuns(ds *ingest.Dataset, by []string, score func(*ingest.Run) (float64
 			g.tasks[tk] = t
 		}
 		t.scores = append(t.scores, s)
+		t.runs = append(t.runs, i)
 	}
 	sort.Slice(order, func(i, j int) bool { return lessKey(order[i].key, order[j].key) })
 	for _, g := range order {
@@ -91,13 +111,37 @@ func GroupRuns(ds *ingest.Dataset, by []string, score func(*ingest.Run) (float64
 			}
 			return ts[i].benchmark < ts[j].benchmark
 		})
-		out := Group{Key: g.key, Tasks: make([]analysis.TaskScores, len(ts))}
+		out := Group{Key: g.key, Tasks: make([]analysis.TaskScores, len(ts)), Runs: make([][]int, len(ts))}
 		for i, t := range ts {
-			out.Tasks[i] = analysis.TaskScores{Task: t.id, Scores: t.scores, Random: random[TaskKey(t.benchmark, t.id)]}
+			name := t.id
+			if shared[t.id] {
+				name = t.benchmark + ":" + t.id
+			}
+			out.Tasks[i] = analysis.TaskScores{Task: name, Scores: t.scores, Random: random[TaskKey(t.benchmark, t.id)]}
+			out.Runs[i] = t.runs
 		}
 		groups = append(groups, out)
 	}
 	return groups, missing
+}
+
+// Tasks is the runs that score gives a value, by task: GroupRuns with no
+// columns (nil when no run has one).
+func Tasks(ds *ingest.Dataset, score func(*ingest.Run) (float64, bool)) []analysis.TaskScores {
+	if gs, _ := GroupRuns(ds, nil, score); len(gs) > 0 {
+		return gs[0].Tasks
+	}
+	return nil
+}
+
+// Only is score for the runs keep takes, none for the others.
+func Only(keep func(*ingest.Run) bool, score func(*ingest.Run) (float64, bool)) func(*ingest.Run) (float64, bool) {
+	return func(r *ingest.Run) (float64, bool) {
+		if !keep(r) {
+			return 0, false
+		}
+		return score(r)
+	}
 }
 
 // Score is the normalized score of a run, for GroupRuns.

@@ -345,13 +345,12 @@ func (s *Spec) scoreAtK(ds *ingest.Dataset, p EvalParams, e *Estimate) error {
 }
 
 func (s *Spec) compare(ds *ingest.Dataset, p EvalParams, e *Estimate) error {
-	random := RandomTaskIDs(ds)
 	T, hl := s.BudgetLen.Seconds(), s.HumanLen.Seconds()
-	a, _, err := Side(ds, s.A, T, hl, random)
+	a, _, err := Side(ds, s.A, T, hl)
 	if err != nil {
 		return err
 	}
-	b, _, err := Side(ds, s.B, T, hl, random)
+	b, _, err := Side(ds, s.B, T, hl)
 	if err != nil {
 		return err
 	}

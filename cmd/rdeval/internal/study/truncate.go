@@ -8,16 +8,15 @@ import (
 	"github.com/rdeval/rdeval/ingest"
 )
 
-// TruncatedScores returns, per agent and task, the normalized score each
-// selected run had reached at elapsed time T: the final raw score by the
-// task's rule over its score-log entries with elapsed_s ≤ T, normalized.
-// A run with no valid entry by T is at its starting solution, 0. Runs
-// without any valid entry (whose final score is null), without a score log,
-// or whose task has no y_start/y_ref are skipped, so the runs read at every
-// budget are the runs that have a final score.
-// This is how RE-Bench reads humans at budgets shorter than their 8-hour
-// runs (arXiv 2411.15114 §4.2).
-func TruncatedScores(ds *ingest.Dataset, include func(*ingest.Run) bool, T float64) map[string]map[string][]float64 {
+// AtBudget is the score of a run at elapsed time T, for GroupRuns: the
+// final raw score by the task's rule over its score-log entries with
+// elapsed_s ≤ T, normalized. A run with no valid entry by T is at its
+// starting solution, 0. Runs without any valid entry (whose final score is
+// null), without a score log, or whose task has no y_start/y_ref have
+// none, so the runs read at every budget are the runs that have a final
+// score. This is how RE-Bench reads humans at budgets shorter than their
+// 8-hour runs (arXiv 2411.15114 §4.2).
+func AtBudget(ds *ingest.Dataset, T float64) func(*ingest.Run) (float64, bool) {
 	tasks := map[[2]string]ingest.Task{}
 	for _, t := range ds.Tasks {
 		tasks[[2]string{t.Benchmark, t.TaskID}] = t
@@ -28,18 +27,15 @@ func TruncatedScores(ds *ingest.Dataset, include func(*ingest.Run) bool, T float
 			logs[e.RunID] = append(logs[e.RunID], i)
 		}
 	}
-	out := map[string]map[string][]float64{}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if !include(r) {
-			continue
-		}
+	for _, idx := range logs {
+		sort.SliceStable(idx, func(a, b int) bool { return ds.Scores[idx[a]].ElapsedS.V < ds.Scores[idx[b]].ElapsedS.V })
+	}
+	return func(r *ingest.Run) (float64, bool) {
 		idx, ok := logs[r.RunID]
 		t, known := tasks[[2]string{r.Benchmark, r.TaskID}]
 		if !ok || !known || !t.YStart.Valid || !t.YRef.Valid || t.YStart.V == t.YRef.V {
-			continue
+			return 0, false
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return ds.Scores[idx[a]].ElapsedS.V < ds.Scores[idx[b]].ElapsedS.V })
 		var raw []float64
 		anyValid := false
 		for _, k := range idx {
@@ -50,7 +46,7 @@ func TruncatedScores(ds *ingest.Dataset, include func(*ingest.Run) bool, T float
 			}
 		}
 		if !anyValid {
-			continue
+			return 0, false
 		}
 		rule := analysis.RuleMax
 		if t.Aggregation.Valid {
@@ -58,14 +54,9 @@ func TruncatedScores(ds *ingest.Dataset, include func(*ingest.Run) bool, T float
 				rule = rr
 			}
 		}
-		score := 0.0
 		if y, ok := analysis.FinalScore(raw, rule); ok && !math.IsNaN(y) {
-			score = analysis.Normalize(y, t.YStart.V, t.YRef.V, analysis.NormalizeOptions{})
+			return analysis.Normalize(y, t.YStart.V, t.YRef.V, analysis.NormalizeOptions{}), true
 		}
-		if out[r.Agent] == nil {
-			out[r.Agent] = map[string][]float64{}
-		}
-		out[r.Agent][r.TaskID] = append(out[r.Agent][r.TaskID], score)
+		return 0, true
 	}
-	return out
 }

@@ -1,0 +1,76 @@
+package study
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rdeval/rdeval/analysis"
+	"github.com/rdeval/rdeval/ingest"
+)
+
+// twoBenchmarks has task t1 in two benchmarks (random selection only in
+// "other"), run by agent A in both and by B in re-bench only.
+func twoBenchmarks() *ingest.Dataset {
+	run := func(id, bench, agent string, score float64) ingest.Run {
+		return ingest.Run{RunID: id, Benchmark: bench, TaskID: "t1", Agent: agent, TimeLimitS: ingest.Some(int64(3600)), Score: ingest.Some(score)}
+	}
+	return &ingest.Dataset{
+		Runs: []ingest.Run{
+			run("a1", "re-bench", "A", 1), run("a2", "other", "A", 0), run("a3", "re-bench", "A", 0.8), run("a4", "other", "A", 0.2),
+			run("b1", "re-bench", "B", 0.5), run("b2", "re-bench", "B", 0.4),
+		},
+		Tasks: []ingest.Task{{Benchmark: "other", TaskID: "t1", Selection: ingest.Some("random")}},
+	}
+}
+
+// TestGroupRunsOneTaskKey: runs are grouped by benchmark + task_id, so a
+// task_id that two benchmarks share is two tasks (named benchmark:task_id),
+// each with its own selection rule, in run order.
+func TestGroupRunsOneTaskKey(t *testing.T) {
+	ds := twoBenchmarks()
+	gs, missing := GroupRuns(ds, []string{"agent"}, Score)
+	if missing != 0 || len(gs) != 2 {
+		t.Fatalf("%d groups, %d missing", len(gs), missing)
+	}
+	a := gs[0]
+	want := []analysis.TaskScores{{Task: "other:t1", Scores: []float64{0, 0.2}, Random: true}, {Task: "re-bench:t1", Scores: []float64{1, 0.8}}}
+	if len(a.Tasks) != 2 {
+		t.Fatalf("agent A: tasks %+v", a.Tasks)
+	}
+	for i, w := range want {
+		g := a.Tasks[i]
+		if g.Task != w.Task || g.Random != w.Random || len(g.Scores) != 2 || g.Scores[0] != w.Scores[0] || g.Scores[1] != w.Scores[1] {
+			t.Errorf("task %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if a.Runs[0][0] != 1 || a.Runs[0][1] != 3 || a.Runs[1][0] != 0 || a.Runs[1][1] != 2 {
+		t.Errorf("run indices %v", a.Runs)
+	}
+	// One benchmark: tasks keep their plain task_id.
+	if ts := Tasks(BenchmarkRuns(ds, "re-bench", true), Score); len(ts) != 1 || ts[0].Task != "t1" {
+		t.Errorf("one benchmark: %+v", ts)
+	}
+}
+
+// TestSideOneTaskKey: compare pairs A's and B's runs of the same benchmark
+// and task; it used to key by task_id alone, pooling A's runs of both
+// benchmarks' t1 against B's re-bench t1.
+func TestSideOneTaskKey(t *testing.T) {
+	ds := twoBenchmarks()
+	a, _, err := Side(ds, "agent=A", 3600, 8*3600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Side(ds, "agent=B", 3600, 8*3600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := analysis.Compare(a, b, analysis.ScoreAtKOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A's re-bench t1: mean of 1 and 0.8 (k = 1); B's: mean of 0.5 and 0.4.
+	if len(c.Tasks) != 1 || c.Tasks[0] != "re-bench:t1" || math.Abs(c.Ratio-0.9/0.45) > 1e-12 {
+		t.Errorf("tasks %v, ratio %v, want [re-bench:t1] and 2", c.Tasks, c.Ratio)
+	}
+}
