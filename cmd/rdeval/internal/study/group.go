@@ -46,7 +46,9 @@ func GroupRuns(ds *ingest.Dataset, by []string, score func(*ingest.Run) (float64
 	return GroupRunsBy(ds, func(r *ingest.Run) []string {
 		key := make([]string, len(by))
 		for j, b := range by {
-			key[j], _ = ingest.RunValue(r, b)
+			if v, ok := ingest.RunValue(r, b); ok {
+				key[j] = v
+			}
 		}
 		return key
 	}, score)

@@ -74,3 +74,17 @@ func TestSideOneTaskKey(t *testing.T) {
 		t.Errorf("tasks %v, ratio %v, want [re-bench:t1] and 2", c.Tasks, c.Ratio)
 	}
 }
+
+// TestGroupRunsNullKey: a null column value (METR's human time limit) is
+// the key "", not the zero its column would print (ingest.RunValue gives
+// "0" with ok false).
+func TestGroupRunsNullKey(t *testing.T) {
+	ds := &ingest.Dataset{Runs: []ingest.Run{
+		{RunID: "h", TaskID: "t", Agent: "human", Score: ingest.Some(0.5)},
+		{RunID: "a", TaskID: "t", Agent: "A", TimeLimitS: ingest.Some(int64(0)), Score: ingest.Some(0.1)},
+	}}
+	gs, _ := GroupRuns(ds, []string{"time_limit_s"}, Score)
+	if len(gs) != 2 || gs[0].Key[0] != "" || gs[1].Key[0] != "0" {
+		t.Fatalf("keys: %+v", gs)
+	}
+}
