@@ -14,14 +14,12 @@ import (
 
 // Options are the parsed flags of `rdeval allocation`.
 type Options struct {
-	IO          *iostreams.IO
-	Inputs      []string
-	Input       cmdutil.InputFlags
-	Format      string
-	Budgets     []string
-	Boot        int
-	Seed        uint64
-	CI          float64
+	IO      *iostreams.IO
+	Inputs  []string
+	Input   cmdutil.InputFlags
+	Format  string
+	Budgets []string
+	cmdutil.Bootstrap
 	Select      string
 	HumanLength time.Duration
 	Truncate    string
@@ -66,11 +64,11 @@ does; those rows have truncated = true. Without score logs there are no such row
 			if opts.Select != "observed" && opts.Select != "holdout" {
 				return cmdutil.Usagef("--select %q: want observed or holdout", opts.Select)
 			}
-			if opts.Boot < 0 || (opts.Select == "holdout" && opts.Boot == 0) {
-				return cmdutil.Usagef("--boot %d: want a positive number of replicates (holdout needs at least 1)", opts.Boot)
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
-			if !(opts.CI > 0 && opts.CI < 1) {
-				return cmdutil.Usagef("--ci %v: want a level between 0 and 1", opts.CI)
+			if opts.Select == "holdout" && opts.Boot == 0 {
+				return cmdutil.Usagef("--boot 0: holdout needs at least 1 split")
 			}
 			if _, err := cmdutil.ParseBudgets(opts.Budgets); err != nil {
 				return err
@@ -84,9 +82,8 @@ does; those rows have truncated = true. Without score logs there are no such row
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringSliceVar(&opts.Budgets, "budgets", []string{"30m", "1h", "2h", "4h", "8h", "16h", "32h", "64h"}, "total time budgets")
-	fl.IntVar(&opts.Boot, "boot", 10000, "bootstrap replicates (or holdout splits)")
-	fl.Uint64Var(&opts.Seed, "seed", 1, "seed")
-	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
+	fl.Lookup("boot").Usage = "bootstrap replicates (or holdout splits)"
 	fl.StringVar(&opts.Select, "select", "observed", "observed: score every allocation; holdout: also the split-half value of choosing the best")
 	fl.DurationVar(&opts.HumanLength, "human-run-length", 8*time.Hour, "run length of human runs whose time limit is unknown")
 	fl.StringVar(&opts.Truncate, "truncate", "humans", "budgets shorter than a group's runs: read these groups' score logs at the budget (humans, all, none)")

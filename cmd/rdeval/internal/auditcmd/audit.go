@@ -34,8 +34,7 @@ type Options struct {
 	Data   []string
 	Input  cmdutil.InputFlags
 	Format string
-	Boot   int
-	Seed   uint64
+	cmdutil.Bootstrap
 	// OnRows, if set, receives the verdicts.
 	OnRows func([]Row)
 }
@@ -98,8 +97,8 @@ the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, FormatMarkdown, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			if opts.Boot < 0 {
-				return cmdutil.Usagef("--boot %d: want 0 (no interval) or more replicates", opts.Boot)
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -110,8 +109,7 @@ the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&opts.Data, "data", nil, "inputs (override the claims file's data:)")
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, markdown or latex")
-	fl.IntVar(&opts.Boot, "boot", 2000, "bootstrap replicates (0: no interval)")
-	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 2000, 1, false)
 	cmdutil.AddInputFlags(cmd, &opts.Input, false)
 	return cmd
 }

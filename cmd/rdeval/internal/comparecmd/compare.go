@@ -16,15 +16,13 @@ import (
 
 // Options are the parsed flags of `rdeval compare`.
 type Options struct {
-	IO          *iostreams.IO
-	Inputs      []string
-	Input       cmdutil.InputFlags
-	Format      string
-	A, B        string
-	Budget      time.Duration
-	Boot        int
-	Seed        uint64
-	CI          float64
+	IO     *iostreams.IO
+	Inputs []string
+	Input  cmdutil.InputFlags
+	Format string
+	A, B   string
+	Budget time.Duration
+	cmdutil.Bootstrap
 	Mode        string
 	HumanLength time.Duration
 	Interval    string // percentile, bca or studentized (--mode ratio)
@@ -84,8 +82,8 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 			if opts.Interval != "percentile" && opts.Interval != "bca" && opts.Interval != "studentized" {
 				return cmdutil.Usagef("--interval %q: want percentile, bca or studentized", opts.Interval)
 			}
-			if opts.Boot < 0 || !(opts.CI > 0 && opts.CI < 1) {
-				return cmdutil.Usagef("--boot must be ≥ 0 and --ci between 0 and 1")
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
 			for _, f := range []string{opts.A, opts.B} {
 				if _, err := study.ParseGroup(f); err != nil {
@@ -103,9 +101,7 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 	fl.StringVar(&opts.A, "a", "", "group A: COLUMN=VALUE[;COLUMN=VALUE…]")
 	fl.StringVar(&opts.B, "b", "", "group B (the reference, e.g. agent=human)")
 	fl.DurationVar(&opts.Budget, "budget", 8*time.Hour, "total time budget T")
-	fl.IntVar(&opts.Boot, "boot", 10000, "bootstrap replicates (0: no interval)")
-	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
-	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
 	fl.StringVar(&opts.Mode, "mode", "ratio", "ratio, percentiles or lines")
 	fl.StringVar(&opts.Interval, "interval", "percentile", "bootstrap interval of --mode ratio: percentile, bca or studentized")
 	fl.DurationVar(&opts.HumanLength, "human-run-length", 8*time.Hour, "run length of human runs whose time limit is unknown")

@@ -18,15 +18,13 @@ import (
 
 // Options are the parsed flags of `rdeval curves`.
 type Options struct {
-	IO          *iostreams.IO
-	Inputs      []string
-	Input       cmdutil.InputFlags
-	Format      string
-	Grid        []string
-	Interp      string
-	Boot        int
-	Seed        uint64
-	CI          float64
+	IO     *iostreams.IO
+	Inputs []string
+	Input  cmdutil.InputFlags
+	Format string
+	Grid   []string
+	Interp string
+	cmdutil.Bootstrap
 	Rates       bool
 	HumanLength time.Duration
 }
@@ -64,11 +62,8 @@ the runs' total length.`,
 			if opts.Interp != "log-linear" && opts.Interp != "step" {
 				return cmdutil.Usagef("--interp %q: want log-linear or step", opts.Interp)
 			}
-			if opts.Boot < 0 {
-				return cmdutil.Usagef("--boot %d: want 0 or more", opts.Boot)
-			}
-			if !(opts.CI > 0 && opts.CI < 1) {
-				return cmdutil.Usagef("--ci %v: want a level between 0 and 1", opts.CI)
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -80,9 +75,7 @@ the runs' total length.`,
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringSliceVar(&opts.Grid, "grid", []string{"1m", "2m", "5m", "10m", "15m", "30m", "1h", "2h", "4h", "8h"}, "elapsed times to report")
 	fl.StringVar(&opts.Interp, "interp", "log-linear", "between score-log events: log-linear or step")
-	fl.IntVar(&opts.Boot, "boot", 2000, "bootstrap replicates (0: no interval)")
-	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
-	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 2000, 1, true)
 	fl.BoolVar(&opts.Rates, "rates", false, "print scoring calls per hour per agent instead of curves")
 	fl.DurationVar(&opts.HumanLength, "human-run-length", 8*time.Hour, "length of human runs whose time limit is unknown")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)

@@ -4,6 +4,7 @@ package horizoncmd
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,14 +26,12 @@ type Options struct {
 	Format         string
 	Weighting      string
 	Regularization float64
-	Boot           int
-	BootUnit       string
-	Seed           uint64
-	CI             float64
-	Quantiles      []float64
-	ScoreCol       string
-	ReleaseDates   string
-	Figure         string // --figure: p50 against release date (.svg, .png or .pdf)
+	cmdutil.Bootstrap
+	BootUnit     string
+	Quantiles    []float64
+	ScoreCol     string
+	ReleaseDates string
+	Figure       string // --figure: p50 against release date (.svg, .png or .pdf)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -110,14 +109,11 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 			if !(opts.Regularization > 0) || math.IsInf(opts.Regularization, 1) {
 				return cmdutil.Usagef("--regularization %v: want a positive number (sklearn's 1/C), e.g. 0.1", opts.Regularization)
 			}
-			if opts.Boot < 0 {
-				return cmdutil.Usagef("--boot %d: want 0 (no interval) or more replicates", opts.Boot)
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
 			if _, err := analysis.ParseBootUnit(opts.BootUnit); err != nil {
 				return cmdutil.Usagef("--boot-unit %q: want hierarchical, runs, tasks or families", opts.BootUnit)
-			}
-			if !(opts.CI > 0 && opts.CI < 1) {
-				return cmdutil.Usagef("--ci %v: want a level between 0 and 1, e.g. 0.95", opts.CI)
 			}
 			if len(opts.Quantiles) == 0 {
 				return cmdutil.Usagef("--quantiles: want at least one success probability, e.g. 0.5,0.8")
@@ -130,7 +126,7 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 			if opts.ScoreCol != "score_binarized" && opts.ScoreCol != "score" {
 				return cmdutil.Usagef("--score-col %q: want score_binarized or score", opts.ScoreCol)
 			}
-			if opts.ReleaseDates != "" && study.QuantileIndex(opts.Quantiles, 0.5) < 0 {
+			if opts.ReleaseDates != "" && slices.Index(opts.Quantiles, 0.5) < 0 {
 				return cmdutil.Usagef("--release-dates needs 0.5 among --quantiles (the trend is of p50)")
 			}
 			if opts.Figure != "" {
@@ -151,10 +147,9 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringVar(&opts.Weighting, "weighting", "invsqrt", "run weights: invsqrt (1/(runs on task·√tasks in family)) or equal (1/runs on task)")
 	fl.Float64Var(&opts.Regularization, "regularization", 0.1, "L2 penalty as sklearn's 1/C (METR's headline 0.1, C = 10)")
-	fl.IntVar(&opts.Boot, "boot", 1000, "hierarchical bootstrap replicates (0: no interval)")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 1000, 42, true)
+	fl.Lookup("boot").Usage = "hierarchical bootstrap replicates (0: no interval)"
 	fl.StringVar(&opts.BootUnit, "boot-unit", "hierarchical", "what the bootstrap resamples: hierarchical (METR's), runs, tasks or families")
-	fl.Uint64Var(&opts.Seed, "seed", 42, "bootstrap seed")
-	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level of the intervals")
 	fl.Float64SliceVar(&opts.Quantiles, "quantiles", []float64{0.5, 0.8}, "success probabilities of the horizons")
 	fl.StringVar(&opts.ScoreCol, "score-col", "score_binarized", "success: score_binarized (0/1) or score (fractional, clipped to [0, 1])")
 	fl.StringVar(&opts.ReleaseDates, "release-dates", "", "YAML file of agent: YYYY-MM-DD release dates; adds the doubling-time trend")
@@ -202,7 +197,7 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 // drawTrend writes --figure: each dated agent's p50 with its interval
 // against its release date, the frontier agents and their fitted trend.
 func drawTrend(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTrend, dates map[string]time.Time) error {
-	j := study.QuantileIndex(opts.Quantiles, 0.5)
+	j := slices.Index(opts.Quantiles, 0.5)
 	frontier := map[string]bool{}
 	for _, a := range trend.Agents {
 		frontier[a] = true

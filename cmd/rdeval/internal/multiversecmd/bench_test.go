@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkShippedSpecs(b *testing.B) {
 			}
 			for i := 0; i < b.N; i++ {
 				io, _, _ := iostreams.Test()
-				if _, err := Compute(&Options{IO: io, Boot: 1000, Seed: 1, MaxCells: DefaultMaxCells}, sp); err != nil {
+				if _, err := Compute(&Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: 1000, Seed: 1}, MaxCells: DefaultMaxCells}, sp); err != nil {
 					b.Fatal(err)
 				}
 			}

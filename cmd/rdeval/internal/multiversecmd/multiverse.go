@@ -27,15 +27,14 @@ const AllTogether = "all choices together"
 
 // Options are the parsed flags of `rdeval multiverse`.
 type Options struct {
-	IO       *iostreams.IO
-	Version  string
-	Spec     string
-	Data     []string
-	Input    cmdutil.InputFlags
-	Format   string
-	Part     string // csv, latex: cells or spread
-	Boot     int
-	Seed     uint64
+	IO      *iostreams.IO
+	Version string
+	Spec    string
+	Data    []string
+	Input   cmdutil.InputFlags
+	Format  string
+	Part    string // csv, latex: cells or spread
+	cmdutil.Bootstrap
 	MaxCells int
 	Figure   string
 	// OnResult, if set, receives the result before it is written.
@@ -129,8 +128,8 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 			if opts.Part != "cells" && opts.Part != "spread" {
 				return cmdutil.Usagef("--part %q: want cells or spread", opts.Part)
 			}
-			if opts.Boot < 0 {
-				return cmdutil.Usagef("--boot %d: want 0 (no interval) or more replicates", opts.Boot)
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
 			if opts.MaxCells < 1 {
 				return cmdutil.Usagef("--max-cells %d: want at least 1", opts.MaxCells)
@@ -151,8 +150,8 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 	fl.StringSliceVar(&opts.Data, "data", nil, "inputs (override the spec's data:; not with a data choice)")
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringVar(&opts.Part, "part", "cells", "csv and latex: which table, cells or spread")
-	fl.IntVar(&opts.Boot, "boot", 1000, "bootstrap replicates per cell (0: no interval)")
-	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed (the same for every cell)")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 1000, 1, false)
+	fl.Lookup("seed").Usage = "bootstrap seed (the same for every cell)"
 	fl.IntVar(&opts.MaxCells, "max-cells", DefaultMaxCells, "refuse specs with more combinations than this")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw the spread per choice to this .svg, .png or .pdf file")
 	cmdutil.AddInputFlags(cmd, &opts.Input, false)

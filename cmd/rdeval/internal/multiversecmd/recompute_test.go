@@ -59,7 +59,7 @@ func computeSpec(t *testing.T, path string, boot int) *Result {
 		t.Fatal(err)
 	}
 	io, _, _ := iostreams.Test()
-	res, err := Compute(&Options{IO: io, Boot: boot, Seed: 7, MaxCells: DefaultMaxCells}, sp)
+	res, err := Compute(&Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: boot, Seed: 7}, MaxCells: DefaultMaxCells}, sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	for _, c := range res.Cells {
 		io, out, _ := iostreams.Test()
-		o := &horizoncmd.Options{IO: io, Format: cmdutil.FormatJSON, Weighting: label(res, c, KeyWeighting), Boot: 30, Seed: 7, CI: 0.95,
+		o := &horizoncmd.Options{IO: io, Format: cmdutil.FormatJSON, Weighting: label(res, c, KeyWeighting), Bootstrap: cmdutil.Bootstrap{Boot: 30, Seed: 7, CI: 0.95},
 			Quantiles: []float64{0.5}, ScoreCol: label(res, c, KeySuccess)}
 		fmt.Sscan(label(res, c, KeyRegularization), &o.Regularization)
 		v := label(res, c, KeyData)

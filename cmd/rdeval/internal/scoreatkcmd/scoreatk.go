@@ -21,9 +21,7 @@ type Options struct {
 	Format string
 	Ks     []int
 	By     []string
-	Boot   int
-	Seed   uint64
-	CI     float64
+	cmdutil.Bootstrap
 	Short  string
 	Method string
 	// BootUnit is what the bootstrap resamples: runs (within tasks; "" too) or tasks.
@@ -93,11 +91,8 @@ score are left out and counted.`,
 					return cmdutil.Usagef("--k %d: k must be a positive integer", k)
 				}
 			}
-			if opts.Boot < 0 {
-				return cmdutil.Usagef("--boot %d: want 0 (no interval) or more replicates", opts.Boot)
-			}
-			if !(opts.CI > 0 && opts.CI < 1) {
-				return cmdutil.Usagef("--ci %v: want a level between 0 and 1, e.g. 0.95", opts.CI)
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
 			if opts.Method == "" {
 				opts.Method = "studentized"
@@ -126,9 +121,7 @@ score are left out and counted.`,
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.IntSliceVar(&opts.Ks, "k", nil, "values of k (default: powers of two up to the smallest task's run count in each group)")
 	fl.StringSliceVar(&opts.By, "by", []string{"agent", "time_limit_s"}, "group runs by these columns")
-	fl.IntVar(&opts.Boot, "boot", 10000, "bootstrap replicates (0: no interval)")
-	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
-	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level of the interval")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
 	fl.StringVar(&opts.Short, "short-tasks", "drop", "tasks with fewer than k runs: drop (and name them) or truncate (use k = n)")
 	fl.StringVar(&opts.Method, "interval", "studentized", "bootstrap interval: studentized (bootstrap-t), percentile or bca (bias-corrected and accelerated)")
 	fl.StringVar(&opts.BootUnit, "boot-unit", "runs", "what the bootstrap resamples: runs (within tasks, tasks fixed) or tasks")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,7 +141,7 @@ func Horizon(ds *ingest.Dataset, p HorizonParams) (HorizonResult, error) {
 				missing = append(missing, a.Agent)
 				continue
 			}
-			if Refused(a, QuantileIndex(p.Quantiles, 0.5)) {
+			if Refused(a, slices.Index(p.Quantiles, 0.5)) {
 				refusedP50 = append(refusedP50, a.Agent)
 				continue
 			}
@@ -152,7 +153,7 @@ func Horizon(ds *ingest.Dataset, p HorizonParams) (HorizonResult, error) {
 		if len(refusedP50) > 0 {
 			warnf("%s: p50 refused (see above): left out of the trend", strings.Join(refusedP50, ", "))
 		}
-		trend, err = analysis.HorizonDoublingTime(res, QuantileIndex(p.Quantiles, 0.5), days, p.CI)
+		trend, err = analysis.HorizonDoublingTime(res, slices.Index(p.Quantiles, 0.5), days, p.CI)
 		if err != nil {
 			return out, &cmdutil.BadInputError{Err: fmt.Errorf("trend: %w", err)}
 		}
@@ -195,25 +196,6 @@ func ParseReleaseDates(path string, b []byte) (map[string]time.Time, error) {
 		out[k.Value] = d
 	}
 	return out, nil
-}
-
-func quantileIndex(qs []float64, q float64) int {
-	for i, x := range qs {
-		if x == q {
-			return i
-		}
-	}
-	return -1
-}
-
-// QuantileIndex is the index of q in qs, or -1.
-func QuantileIndex(qs []float64, q float64) int {
-	for i, x := range qs {
-		if x == q {
-			return i
-		}
-	}
-	return -1
 }
 
 // Refused reports whether the j-th horizon of a is withheld

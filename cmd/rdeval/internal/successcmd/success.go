@@ -15,13 +15,11 @@ import (
 
 // Options are the parsed flags of `rdeval success`.
 type Options struct {
-	IO       *iostreams.IO
-	Inputs   []string
-	Input    cmdutil.InputFlags
-	Format   string
-	Boot     int
-	Seed     uint64
-	CI       float64
+	IO     *iostreams.IO
+	Inputs []string
+	Input  cmdutil.InputFlags
+	Format string
+	cmdutil.Bootstrap
 	Ablation bool
 	Baseline string
 	// Headline prints RExBench's Table 5: one row per framework × model ×
@@ -68,8 +66,8 @@ level (--baseline no_hints) with the paired difference and its bootstrap CI.`,
 			if opts.Headline && opts.Ablation {
 				return cmdutil.Usagef("--headline and --ablation: choose one")
 			}
-			if opts.Boot < 0 || !(opts.CI > 0 && opts.CI < 1) {
-				return cmdutil.Usagef("--boot must be ≥ 0 and --ci between 0 and 1")
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -79,9 +77,7 @@ level (--baseline no_hints) with the paired difference and its bootstrap CI.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
-	fl.IntVar(&opts.Boot, "boot", 10000, "bootstrap replicates (0: no interval)")
-	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
-	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
 	fl.BoolVar(&opts.Ablation, "ablation", false, "compare hint levels with --baseline per agent")
 	fl.StringVar(&opts.Baseline, "baseline", "no_hints", "hint level the ablation compares against")
 	fl.BoolVar(&opts.Headline, "headline", false, "print RExBench's Table 5: one row per framework × model × hint level, rates with their intervals")
