@@ -128,7 +128,7 @@ func (f *InputFlags) Load(inputs []string) (*ingest.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	filters, err := ParseWhere(f.Where)
+	filters, err := ParseFilters("--where", f.Where)
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +144,10 @@ func (f *InputFlags) Load(inputs []string) (*ingest.Dataset, error) {
 		for _, fl := range filters {
 			present := map[string]bool{}
 			for i := range ds.Runs {
-				v, _ := ingest.RunValue(&ds.Runs[i], fl.col)
+				v, _ := ingest.RunValue(&ds.Runs[i], fl.Col)
 				present[v] = true
 			}
-			for v := range fl.values {
+			for v := range fl.Values {
 				if !present[v] {
 					have := make([]string, 0, len(present))
 					for p := range present {
@@ -157,18 +157,11 @@ func (f *InputFlags) Load(inputs []string) (*ingest.Dataset, error) {
 					if len(have) > 12 {
 						have = append(have[:12], "…")
 					}
-					return nil, Usagef("--where %s=%s: no run has %s %q (present: %s)", fl.col, v, fl.col, v, strings.Join(have, ", "))
+					return nil, Usagef("--where %s=%s: no run has %s %q (present: %s)", fl.Col, v, fl.Col, v, strings.Join(have, ", "))
 				}
 			}
 		}
-		ds.Filter(func(r *ingest.Run) bool {
-			for _, fl := range filters {
-				if !fl.match(r) {
-					return false
-				}
-			}
-			return true
-		})
+		ds.Filter(filters.Match)
 		if len(ds.Runs) == 0 {
 			return nil, Usagef("no runs left after --where %s", strings.Join(f.Where, " --where "))
 		}
@@ -198,35 +191,52 @@ func (f *InputFlags) Read(inputs []string, opt ingest.Options) (*ingest.Dataset,
 	return ds, err
 }
 
-type whereFilter struct {
-	col    string
-	values map[string]bool
+// Filter is one COLUMN=V1[,V2…] condition on runs (--where, power's --a
+// and --b, the where: lists of figure configs); a null value is "".
+type Filter struct {
+	Col    string
+	Values map[string]bool
 }
 
-func (w whereFilter) match(r *ingest.Run) bool {
-	v, ok := ingest.RunValue(r, w.col)
+// Match reports whether r's value of the column is one of the values.
+func (w Filter) Match(r *ingest.Run) bool {
+	v, ok := ingest.RunValue(r, w.Col)
 	if !ok {
-		return w.values[""]
+		return w.Values[""]
 	}
-	return w.values[v]
+	return w.Values[v]
 }
 
-// ParseWhere parses --where COLUMN=V1[,V2…] filters.
-func ParseWhere(args []string) ([]whereFilter, error) {
-	var out []whereFilter
+// Filters must all hold.
+type Filters []Filter
+
+// Match reports whether r matches every filter.
+func (fs Filters) Match(r *ingest.Run) bool {
+	for _, f := range fs {
+		if !f.Match(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseFilters parses COLUMN=V1[,V2…] arguments; the usage errors name
+// flag (e.g. "--where").
+func ParseFilters(flag string, args []string) (Filters, error) {
+	var out Filters
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
-			return nil, Usagef("--where %q: want COLUMN=VALUE[,VALUE…]", a)
+			return nil, Usagef("%s %q: want COLUMN=VALUE[,VALUE…]", flag, a)
 		}
 		if !ingest.IsRunColumn(k) {
 			cols := ingest.RunColumnNames()
 			sort.Strings(cols)
-			return nil, Usagef("--where %q: unknown column %q (one of %s)", a, k, strings.Join(cols, ", "))
+			return nil, Usagef("%s %q: unknown column %q (one of %s)", flag, a, k, strings.Join(cols, ", "))
 		}
-		w := whereFilter{col: k, values: map[string]bool{}}
+		w := Filter{Col: k, Values: map[string]bool{}}
 		for _, x := range strings.Split(v, ",") {
-			w.values[strings.TrimSpace(x)] = true
+			w.Values[strings.TrimSpace(x)] = true
 		}
 		out = append(out, w)
 	}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
@@ -27,7 +26,7 @@ func LoadData(cfg *Config, io *iostreams.IO) (*ingest.Dataset, error) {
 		}
 		if len(cfg.Input.Where) > 0 {
 			if err := filterWhere(ds, cfg.Input.Where); err != nil {
-				return nil, &cmdutil.UsageError{Err: fmt.Errorf("%s: input.where: %w", cfg.Path, err)}
+				return nil, &cmdutil.UsageError{Err: fmt.Errorf("%s: input.%w", cfg.Path, err)}
 			}
 		}
 		return ds, nil
@@ -48,31 +47,11 @@ func LoadData(cfg *Config, io *iostreams.IO) (*ingest.Dataset, error) {
 
 // filterWhere keeps the runs that match every COLUMN=V1[,V2…] filter.
 func filterWhere(ds *ingest.Dataset, where []string) error {
-	type filter struct {
-		col  string
-		vals map[string]bool
+	fs, err := cmdutil.ParseFilters("where", where)
+	if err == nil {
+		ds.Filter(fs.Match)
 	}
-	var fs []filter
-	for _, w := range where {
-		k, v, ok := strings.Cut(w, "=")
-		if !ok || !ingest.IsRunColumn(k) {
-			return fmt.Errorf("%q: want COLUMN=VALUE[,VALUE…] with COLUMN a runs column", w)
-		}
-		f := filter{k, map[string]bool{}}
-		for _, x := range strings.Split(v, ",") {
-			f.vals[strings.TrimSpace(x)] = true
-		}
-		fs = append(fs, f)
-	}
-	ds.Filter(func(r *ingest.Run) bool {
-		for _, f := range fs {
-			if !f.vals[runValue(r, f.col)] {
-				return false
-			}
-		}
-		return true
-	})
-	return nil
+	return err
 }
 
 // File is one written file of a figure.
@@ -127,7 +106,7 @@ func Render(cfg *Config, ds *ingest.Dataset, io *iostreams.IO) ([]Drawn, error) 
 			cp.Scores = append([]ingest.ScoreEntry(nil), ds.Scores...)
 			cp.Tasks = append([]ingest.Task(nil), ds.Tasks...)
 			if err := filterWhere(&cp, f.Where); err != nil {
-				return nil, cmdutil.Usagef("%s:%d: figure %q: where %v", cfg.Path, f.line, f.ID, err)
+				return nil, cmdutil.Usagef("%s:%d: figure %q: %v", cfg.Path, f.line, f.ID, err)
 			}
 			fds = &cp
 		}

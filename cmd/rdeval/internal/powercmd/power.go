@@ -180,40 +180,6 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 	return cmd
 }
 
-type filter struct {
-	col    string
-	values map[string]bool
-}
-
-func parseFilters(flag string, args []string) ([]filter, error) {
-	var out []filter
-	for _, a := range args {
-		k, v, ok := strings.Cut(a, "=")
-		if !ok || k == "" {
-			return nil, cmdutil.Usagef("--%s %q: want COLUMN=VALUE[,VALUE…]", flag, a)
-		}
-		if !ingest.IsRunColumn(k) {
-			return nil, cmdutil.Usagef("--%s %q: unknown column %q", flag, a, k)
-		}
-		f := filter{col: k, values: map[string]bool{}}
-		for _, x := range strings.Split(v, ",") {
-			f.values[strings.TrimSpace(x)] = true
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-func match(r *ingest.Run, fs []filter) bool {
-	for _, f := range fs {
-		v, _ := ingest.RunValue(r, f.col)
-		if !f.values[v] {
-			return false
-		}
-	}
-	return true
-}
-
 // Run computes and prints the power table.
 func Run(opts *Options) error {
 	popt := analysis.PowerOptions{Runs: opts.Runs, Tasks: opts.Tasks, Alpha: opts.Alpha, Sims: opts.Sims, Seed: opts.Seed}
@@ -229,11 +195,11 @@ func Run(opts *Options) error {
 		desc := fmt.Sprintf("final success, assumed rates A %g, B %g: unpooled two-proportion z-test, α = %g", opts.PA, opts.PB, opts.Alpha)
 		return write(opts, desc, cells, closed)
 	}
-	fa, err := parseFilters("a", opts.A)
+	fa, err := cmdutil.ParseFilters("--a", opts.A)
 	if err != nil {
 		return err
 	}
-	fb, err := parseFilters("b", opts.B)
+	fb, err := cmdutil.ParseFilters("--b", opts.B)
 	if err != nil {
 		return err
 	}
@@ -245,14 +211,14 @@ func Run(opts *Options) error {
 }
 
 // Compute runs the pilot-data simulation on a loaded dataset.
-func Compute(opts *Options, ds *ingest.Dataset, fa, fb []filter, popt analysis.PowerOptions) error {
+func Compute(opts *Options, ds *ingest.Dataset, fa, fb cmdutil.Filters, popt analysis.PowerOptions) error {
 	var ra, rb []*ingest.Run
 	for i := range ds.Runs {
 		r := &ds.Runs[i]
-		if match(r, fa) {
+		if fa.Match(r) {
 			ra = append(ra, r)
 		}
-		if match(r, fb) {
+		if fb.Match(r) {
 			rb = append(rb, r)
 		}
 	}
@@ -271,8 +237,8 @@ func Compute(opts *Options, ds *ingest.Dataset, fa, fb []filter, popt analysis.P
 		desc = fmt.Sprintf("final success from pilot data (A %d runs, final success %.4f; B %d runs, %.4f): sign-flip test over tasks of the per-task success rates, α = %g",
 			len(oa), analysis.FinalSuccessMean(oa), len(ob), analysis.FinalSuccessMean(ob), opts.Alpha)
 	} else {
-		ta := study.Tasks(ds, study.Only(func(r *ingest.Run) bool { return match(r, fa) }, study.Score))
-		tb := study.Tasks(ds, study.Only(func(r *ingest.Run) bool { return match(r, fb) }, study.Score))
+		ta := study.Tasks(ds, study.Only(fa.Match, study.Score))
+		tb := study.Tasks(ds, study.Only(fb.Match, study.Score))
 		if len(ta) == 0 || len(tb) == 0 {
 			return &cmdutil.BadInputError{Err: fmt.Errorf("the pilot runs of A or B have no normalized score")}
 		}

@@ -604,31 +604,28 @@ func (s *Spec) horizon(ds *ingest.Dataset, p EvalParams, e *Estimate) error {
 	return nil
 }
 
-// Subset returns the runs of ds that match every where (values may list
-// alternatives "a,b") and their score-log entries (a new slice); tasks are
-// shared with ds, which is not changed.
+// Subset returns the runs of ds that match every where (COLUMN: VALUE,
+// values may list alternatives "a,b"; as cmdutil.Filters, a null value is
+// "") and their score-log entries (a new slice); tasks are shared with ds,
+// which is not changed. A column that is not a runs column matches no run.
 func Subset(ds *ingest.Dataset, wheres ...map[string]string) *ingest.Dataset {
-	out := &ingest.Dataset{Tasks: ds.Tasks}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		ok := true
-		for _, where := range wheres {
-			for c, v := range where {
-				got, _ := ingest.RunValue(r, c)
-				match := false
-				for _, alt := range strings.Split(v, ",") {
-					match = match || strings.TrimSpace(alt) == got
-				}
-				ok = ok && match
-			}
-		}
-		if ok {
-			out.Runs = append(out.Runs, *r)
+	var args []string
+	for _, w := range wheres {
+		for c, v := range w {
+			args = append(args, c+"="+v)
 		}
 	}
+	out := &ingest.Dataset{Tasks: ds.Tasks}
+	fs, err := cmdutil.ParseFilters("where", args)
+	if err != nil {
+		return out
+	}
 	ids := map[string]bool{}
-	for _, r := range out.Runs {
-		ids[r.RunID] = true
+	for i := range ds.Runs {
+		if r := &ds.Runs[i]; fs.Match(r) {
+			out.Runs = append(out.Runs, *r)
+			ids[r.RunID] = true
+		}
 	}
 	for _, e := range ds.Scores {
 		if ids[e.RunID] {
