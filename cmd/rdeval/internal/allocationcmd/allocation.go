@@ -8,7 +8,6 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
-	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
 
@@ -97,12 +96,6 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return Compute(opts, ds)
-}
-
-// Compute runs the command on a loaded dataset and writes its output to
-// opts.IO.Out.
-func Compute(opts *Options, ds *ingest.Dataset) error {
 	budgets, _ := cmdutil.ParseBudgets(opts.Budgets)
 	res, err := study.Allocation(ds, study.AllocationParams{Budgets: budgets, Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI,
 		Select: opts.Select, HumanLength: opts.HumanLength, Truncate: opts.Truncate})

@@ -35,8 +35,6 @@ type Options struct {
 	Input  cmdutil.InputFlags
 	Format string
 	cmdutil.Bootstrap
-	// OnRows, if set, receives the verdicts.
-	OnRows func([]Row)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -160,11 +158,6 @@ func Run(opts *Options) error {
 		return cmdutil.ReportLoadError(opts.IO, err)
 	}
 	cmdutil.PrintWarnings(opts.IO, ds)
-	return Compute(opts, f, ds)
-}
-
-// Compute evaluates the claims of f on ds and prints the verdicts.
-func Compute(opts *Options, f *File, ds *ingest.Dataset) error {
 	rows := make([]Row, 0, len(f.Claims))
 	var failed []string
 	for _, c := range f.Claims {
@@ -178,9 +171,6 @@ func Compute(opts *Options, f *File, ds *ingest.Dataset) error {
 			failed = append(failed, c.ID)
 		}
 		rows = append(rows, r)
-	}
-	if opts.OnRows != nil {
-		opts.OnRows(rows)
 	}
 	if err := write(opts, rows); err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
-	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
 
@@ -88,12 +87,6 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return Compute(opts, ds)
-}
-
-// Compute runs the command on a loaded dataset and writes its output to
-// opts.IO.Out.
-func Compute(opts *Options, ds *ingest.Dataset) error {
 	grid, _ := cmdutil.ParseGrid(opts.Grid)
 	res, err := study.Curves(ds, study.CurvesParams{Grid: grid, Step: opts.Interp == "step", Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI,
 		HumanLength: opts.HumanLength, RatesOnly: opts.Rates})

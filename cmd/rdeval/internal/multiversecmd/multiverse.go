@@ -37,8 +37,6 @@ type Options struct {
 	cmdutil.Bootstrap
 	MaxCells int
 	Figure   string
-	// OnResult, if set, receives the result before it is written.
-	OnResult func(*Result)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -197,9 +195,6 @@ func Run(opts *Options) error {
 	res, err := Compute(opts, sp)
 	if err != nil {
 		return err
-	}
-	if opts.OnResult != nil {
-		opts.OnResult(res)
 	}
 	for _, w := range res.Warnings {
 		opts.IO.Warnf("%s", w)

@@ -136,12 +136,6 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return Compute(opts, ds)
-}
-
-// Compute runs the command on a loaded dataset and writes its output to
-// opts.IO.Out.
-func Compute(opts *Options, ds *ingest.Dataset) error {
 	weights, err := cmdutil.ReadTaskWeights(opts.TaskWeights)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
-	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
 
@@ -91,11 +90,6 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return Compute(opts, ds)
-}
-
-// Compute runs the command on a loaded dataset.
-func Compute(opts *Options, ds *ingest.Dataset) error {
 	if opts.Ablation {
 		cells, skipped := study.OutcomeCells(ds)
 		if len(cells) == 0 {
