@@ -25,27 +25,17 @@ import (
 
 // Options are the parsed flags of `rdeval regress`.
 type Options struct {
-	IO          *iostreams.IO
-	Data        string
-	Input       cmdutil.InputFlags
-	Table       bool
-	Formula     string
-	Family      string
-	Join        string
-	On          string
-	Standardize []string
-	Weights     string
-	Cluster     string
-	L2          float64
-	ML          bool // linear mixed models: ML instead of REML
-	NAGQ        int  // binomial mixed models: quadrature points (1: Laplace)
-	Offset      string
-	CI          string // wald or profile
-	MaxIter     int
-	Format      string
-	Figure      string // --figure: forest plot of the coefficients (.svg, .png or .pdf)
-
-	parsed *formula.Formula
+	IO     *iostreams.IO
+	Data   string
+	Input  cmdutil.InputFlags
+	Table  bool
+	Join   string
+	On     string
+	Format string
+	Figure string // --figure: forest plot of the coefficients (.svg, .png or .pdf)
+	// RegressParams are the model's flags (Parsed: the formula, parsed
+	// when the flags are checked).
+	study.RegressParams
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -188,7 +178,7 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 			} else if opts.NAGQ > 1 {
 				return cmdutil.Usagef("--nagq %d: quadrature applies to logistic mixed models, and the formula has no random intercept (1 | group)", opts.NAGQ)
 			}
-			opts.parsed = f
+			opts.Parsed = f
 			if opts.Figure != "" {
 				if err := cmdutil.CheckFigurePath("--figure", opts.Figure); err != nil {
 					return err
@@ -348,7 +338,7 @@ func loadJoin(opts *Options) (formula.Table, error) {
 
 // loadData reads --data as runs or as a plain table (see the help).
 func loadData(opts *Options, join formula.Table) (formula.Table, error) {
-	needed := append(opts.parsed.Columns(), opts.Weights, opts.Cluster, opts.On, opts.Offset)
+	needed := append(opts.Parsed.Columns(), opts.Weights, opts.Cluster, opts.On, opts.Offset)
 	plain := opts.Table
 	if !plain && isCSV(opts.Data) {
 		for _, c := range needed {
@@ -490,8 +480,7 @@ func Run(opts *Options) error {
 			warnings = append(warnings, fmt.Sprintf("%d of %d rows have no match in --join on %s: their joined columns are missing", unmatched, nrows(tab), opts.On))
 		}
 	}
-	res, err := study.Regress(tab, study.RegressParams{Formula: opts.Formula, Parsed: opts.parsed, Family: opts.Family, Standardize: opts.Standardize,
-		Weights: opts.Weights, Cluster: opts.Cluster, L2: opts.L2, ML: opts.ML, NAGQ: opts.NAGQ, Offset: opts.Offset, CI: opts.CI, MaxIter: opts.MaxIter}, warnings)
+	res, err := study.Regress(tab, opts.RegressParams, warnings)
 	if err != nil {
 		return err
 	}
