@@ -135,6 +135,23 @@ type horizonTrendOptions struct {
 	ReleaseDates      string `yaml:"release_dates"` // YAML agent: YYYY-MM-DD, relative to the config (required; with demo: true the demo's by default)
 }
 
+// HorizonPoints are the dated agents' j-th horizons with their intervals
+// against their release dates, the trend's frontier agents marked, for
+// figures.HorizonTrendFigure; name gives an agent's label.
+func HorizonPoints(res *analysis.HorizonResult, trend *analysis.HorizonTrend, dates map[string]time.Time, j int, name func(string) string) []figures.HorizonPoint {
+	frontier := map[string]bool{}
+	for _, a := range trend.Agents {
+		frontier[a] = true
+	}
+	var pts []figures.HorizonPoint
+	for _, a := range res.Agents {
+		if d, ok := dates[a.Agent]; ok {
+			pts = append(pts, figures.HorizonPoint{Label: name(a.Agent), Release: d, Minutes: a.Horizons[j], Lo: a.CILow[j], Hi: a.CIHigh[j], Frontier: frontier[a.Agent]})
+		}
+	}
+	return pts
+}
+
 func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	opts := o.(*horizonTrendOptions)
 	if err := opts.defaults(c); err != nil {
@@ -169,18 +186,7 @@ func drawHorizonTrend(c *drawCtx, o any) (*plot.Plot, map[string]any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	frontier := map[string]bool{}
-	for _, a := range trend.Agents {
-		frontier[a] = true
-	}
-	var pts []figures.HorizonPoint
-	for _, a := range res.Agents {
-		d, ok := dates[a.Agent]
-		if !ok {
-			continue
-		}
-		pts = append(pts, figures.HorizonPoint{Label: c.name(a.Agent), Release: d, Minutes: a.Horizons[0], Lo: a.CILow[0], Hi: a.CIHigh[0], Frontier: frontier[a.Agent]})
-	}
+	pts := HorizonPoints(res, trend, dates, 0, c.name)
 	tr := &figures.Trend{Slope: trend.Slope, Intercept: trend.Intercept}
 	if c.boot > 0 {
 		// The band over the frontier's dates (analysis.HorizonTrendBand).

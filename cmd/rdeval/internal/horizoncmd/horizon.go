@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/figures"
@@ -197,20 +198,7 @@ func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) erro
 // drawTrend writes --figure: each dated agent's p50 with its interval
 // against its release date, the frontier agents and their fitted trend.
 func drawTrend(opts *Options, res *analysis.HorizonResult, trend *analysis.HorizonTrend, dates map[string]time.Time) error {
-	j := slices.Index(opts.Quantiles, 0.5)
-	frontier := map[string]bool{}
-	for _, a := range trend.Agents {
-		frontier[a] = true
-	}
-	var pts []figures.HorizonPoint
-	for _, a := range res.Agents {
-		d, ok := dates[a.Agent]
-		if !ok {
-			continue
-		}
-		pts = append(pts, figures.HorizonPoint{Label: a.Agent, Release: d, Minutes: a.Horizons[j],
-			Lo: a.CILow[j], Hi: a.CIHigh[j], Frontier: frontier[a.Agent]})
-	}
+	pts := figconfig.HorizonPoints(res, trend, dates, slices.Index(opts.Quantiles, 0.5), func(a string) string { return a })
 	p, err := figures.HorizonTrendFigure("50% time horizon by release date", "p50 horizon", pts,
 		&figures.Trend{Slope: trend.Slope, Intercept: trend.Intercept})
 	if err != nil {
