@@ -75,7 +75,11 @@ Stat kinds:
             nAGQ = nagq with one group), on the runs columns (as rdeval
             regress --data), the estimate with its Wald (cluster: CR1) 95 %
             CI, or its p-value
-Every kind takes where: {COLUMN: VALUE[,VALUE…]}.
+  horizon   agent, quantile (default 0.5): the agent's time horizon in
+            minutes with its hierarchical bootstrap CI (as rdeval horizon
+            with its defaults, but --seed and --boot are audit's)
+Every kind takes where: {COLUMN: VALUE[,VALUE…]}. The stat is the same
+statistic spec as a multiverse spec's (docs/architecture.md).
 
 Expect (every condition given must hold): value with rel_tol (|x−v| ≤ tol·|v|),
 abs_tol (|x−v| ≤ tol) or in_ci: true (v inside the recomputed 95 % CI); min
@@ -190,6 +194,9 @@ func Evaluate(c Claim, ds *ingest.Dataset, boot int, seed uint64) Row {
 		return row
 	}
 	res, err := c.Stat.Evaluate(sub, study.EvalParams{Boot: boot, Seed: seed})
+	if err == nil && res.Refusal != "" {
+		err = fmt.Errorf("not a measurement: %s", res.Refusal)
+	}
 	if err != nil {
 		row.Verdict, row.Reason = CannotCompute, err.Error()
 		return row

@@ -138,9 +138,9 @@ func TestAuditBadClaims(t *testing.T) {
 	cases := map[string]struct{ yaml, want string }{
 		"unknown kind": {`claims:
   - id: c1
-    stat: {kind: horizon}
+    stat: {kind: power}
     expect: {value: 1, abs_tol: 0}
-`, "c1"},
+`, `stat kind "power"`},
 		"unknown field": {`claims:
   - id: c2
     stat: {kind: scoreatk, k: 1, budget: 2h}

@@ -41,7 +41,7 @@ type Expect struct {
 }
 
 // kinds are the stat kinds a claim may have.
-var kinds = []string{"compare", "rates", "regress", "scoreatk", "success"}
+var kinds = []string{"compare", "horizon", "rates", "regress", "scoreatk", "success"}
 
 // strict decodes n into out with unknown fields rejected.
 func strict(n *yaml.Node, out any) error {

@@ -252,10 +252,13 @@ type Estimate struct {
 	// Tasks and Dropped (score@k: left out for fewer than k runs) for
 	// scoreatk and compare; A and B, the groups' means at k KA and KB,
 	// for compare.
-	Tasks    int
-	Dropped  []string
-	A, B     float64
-	KA, KB   int
+	Tasks   int
+	Dropped []string
+	A, B    float64
+	KA, KB  int
+	// Refusal says why a horizon is no measurement (analysis.AgentHorizon
+	// Refusals; Value is still the fit's).
+	Refusal  string
 	Warnings []error // caveats that do not block the value
 }
 
@@ -599,6 +602,7 @@ func (s *Spec) horizon(ds *ingest.Dataset, p EvalParams, e *Estimate) error {
 	if r := a.Refusals[0]; r != "" {
 		// rdeval horizon prints no number for it; here the value is kept
 		// (a multiverse's spread needs one) with why it is no measurement.
+		e.Refusal = r
 		e.Note += "; not a measurement: " + r
 	}
 	return nil
