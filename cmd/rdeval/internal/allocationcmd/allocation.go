@@ -57,12 +57,6 @@ does; those rows have truncated = true. Without score logs there are no such row
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			if opts.Truncate != "humans" && opts.Truncate != "all" && opts.Truncate != "none" {
-				return cmdutil.Usagef("--truncate %q: want humans, all or none", opts.Truncate)
-			}
-			if opts.Select != "observed" && opts.Select != "holdout" {
-				return cmdutil.Usagef("--select %q: want observed or holdout", opts.Select)
-			}
 			if err := opts.Bootstrap.Check(); err != nil {
 				return err
 			}
@@ -83,9 +77,9 @@ does; those rows have truncated = true. Without score logs there are no such row
 	fl.StringSliceVar(&opts.Budgets, "budgets", []string{"30m", "1h", "2h", "4h", "8h", "16h", "32h", "64h"}, "total time budgets")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
 	fl.Lookup("boot").Usage = "bootstrap replicates (or holdout splits)"
-	fl.StringVar(&opts.Select, "select", "observed", "observed: score every allocation; holdout: also the split-half value of choosing the best")
+	cmdutil.EnumVar(cmd, &opts.Select, "select", "observed", "observed: score every allocation; holdout: also the split-half value of choosing the best", "observed", "holdout")
 	fl.DurationVar(&opts.HumanLength, "human-run-length", 8*time.Hour, "run length of human runs whose time limit is unknown")
-	fl.StringVar(&opts.Truncate, "truncate", "humans", "budgets shorter than a group's runs: read these groups' score logs at the budget (humans, all, none)")
+	cmdutil.EnumVar(cmd, &opts.Truncate, "truncate", "humans", "budgets shorter than a group's runs: read these groups' score logs at the budget (humans, all, none)", "humans", "all", "none")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
 	return cmd
 }

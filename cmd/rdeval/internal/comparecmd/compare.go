@@ -76,12 +76,6 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 			if opts.Budget <= 0 {
 				return cmdutil.Usagef("--budget: want a positive duration, e.g. 8h")
 			}
-			if opts.Mode != "ratio" && opts.Mode != "percentiles" && opts.Mode != "lines" {
-				return cmdutil.Usagef("--mode %q: want ratio, percentiles or lines", opts.Mode)
-			}
-			if opts.Interval != "percentile" && opts.Interval != "bca" && opts.Interval != "studentized" {
-				return cmdutil.Usagef("--interval %q: want percentile, bca or studentized", opts.Interval)
-			}
 			if err := opts.Bootstrap.Check(); err != nil {
 				return err
 			}
@@ -102,8 +96,8 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 	fl.StringVar(&opts.B, "b", "", "group B (the reference, e.g. agent=human)")
 	fl.DurationVar(&opts.Budget, "budget", 8*time.Hour, "total time budget T")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
-	fl.StringVar(&opts.Mode, "mode", "ratio", "ratio, percentiles or lines")
-	fl.StringVar(&opts.Interval, "interval", "percentile", "bootstrap interval of --mode ratio: percentile, bca or studentized")
+	cmdutil.EnumVar(cmd, &opts.Mode, "mode", "ratio", "ratio, percentiles or lines", "ratio", "percentiles", "lines")
+	cmdutil.EnumVar(cmd, &opts.Interval, "interval", "percentile", "bootstrap interval of --mode ratio: percentile, bca or studentized", "percentile", "bca", "studentized")
 	fl.DurationVar(&opts.HumanLength, "human-run-length", 8*time.Hour, "run length of human runs whose time limit is unknown")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
 	return cmd

@@ -104,9 +104,6 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			if opts.Weighting != "equal" && opts.Weighting != "invsqrt" {
-				return cmdutil.Usagef("--weighting %q: want equal or invsqrt", opts.Weighting)
-			}
 			if !(opts.Regularization > 0) || math.IsInf(opts.Regularization, 1) {
 				return cmdutil.Usagef("--regularization %v: want a positive number (sklearn's 1/C), e.g. 0.1", opts.Regularization)
 			}
@@ -123,9 +120,6 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 				if !(q > 0 && q < 1) {
 					return cmdutil.Usagef("--quantiles %v: success probabilities must be between 0 and 1", q)
 				}
-			}
-			if opts.ScoreCol != "score_binarized" && opts.ScoreCol != "score" {
-				return cmdutil.Usagef("--score-col %q: want score_binarized or score", opts.ScoreCol)
 			}
 			if opts.ReleaseDates != "" && slices.Index(opts.Quantiles, 0.5) < 0 {
 				return cmdutil.Usagef("--release-dates needs 0.5 among --quantiles (the trend is of p50)")
@@ -146,13 +140,13 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
-	fl.StringVar(&opts.Weighting, "weighting", "invsqrt", "run weights: invsqrt (1/(runs on task·√tasks in family)) or equal (1/runs on task)")
+	cmdutil.EnumVar(cmd, &opts.Weighting, "weighting", "invsqrt", "run weights: invsqrt (1/(runs on task·√tasks in family)) or equal (1/runs on task)", "equal", "invsqrt")
 	fl.Float64Var(&opts.Regularization, "regularization", 0.1, "L2 penalty as sklearn's 1/C (METR's headline 0.1, C = 10)")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 1000, 42, true)
 	fl.Lookup("boot").Usage = "hierarchical bootstrap replicates (0: no interval)"
 	fl.StringVar(&opts.BootUnit, "boot-unit", "hierarchical", "what the bootstrap resamples: hierarchical (METR's), runs, tasks or families")
 	fl.Float64SliceVar(&opts.Quantiles, "quantiles", []float64{0.5, 0.8}, "success probabilities of the horizons")
-	fl.StringVar(&opts.ScoreCol, "score-col", "score_binarized", "success: score_binarized (0/1) or score (fractional, clipped to [0, 1])")
+	cmdutil.EnumVar(cmd, &opts.ScoreCol, "score-col", "score_binarized", "success: score_binarized (0/1) or score (fractional, clipped to [0, 1])", "score_binarized", "score")
 	fl.StringVar(&opts.ReleaseDates, "release-dates", "", "YAML file of agent: YYYY-MM-DD release dates; adds the doubling-time trend")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw p50 against release date with the trend to this .svg, .png or .pdf file (needs --release-dates)")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)

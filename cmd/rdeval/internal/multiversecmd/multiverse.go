@@ -123,9 +123,6 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			if opts.Part != "cells" && opts.Part != "spread" {
-				return cmdutil.Usagef("--part %q: want cells or spread", opts.Part)
-			}
 			if err := opts.Bootstrap.Check(); err != nil {
 				return err
 			}
@@ -147,7 +144,7 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 	fl.StringVar(&opts.Spec, "spec", "", "multiverse spec (YAML)")
 	fl.StringSliceVar(&opts.Data, "data", nil, "inputs (override the spec's data:; not with a data choice)")
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
-	fl.StringVar(&opts.Part, "part", "cells", "csv and latex: which table, cells or spread")
+	cmdutil.EnumVar(cmd, &opts.Part, "part", "cells", "csv and latex: which table, cells or spread", "cells", "spread")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 1000, 1, false)
 	fl.Lookup("seed").Usage = "bootstrap seed (the same for every cell)"
 	fl.IntVar(&opts.MaxCells, "max-cells", DefaultMaxCells, "refuse specs with more combinations than this")

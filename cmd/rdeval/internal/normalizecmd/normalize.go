@@ -56,9 +56,6 @@ and score filled in, for the other commands to read.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			if opts.Missing != "null" && opts.Missing != "zero" {
-				return cmdutil.Usagef("--missing %q: want null or zero", opts.Missing)
-			}
 			if opts.Cap > 0 && !opts.NoFloor && opts.Cap <= opts.Floor {
 				return cmdutil.Usagef("--cap %v must be above --floor %v", opts.Cap, opts.Floor)
 			}
@@ -73,7 +70,7 @@ and score filled in, for the other commands to read.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
-	fl.StringVar(&opts.Missing, "missing", "null", "a run with no valid score: null, or zero")
+	cmdutil.EnumVar(cmd, &opts.Missing, "missing", "null", "a run with no valid score: null, or zero", "null", "zero")
 	fl.BoolVar(&opts.NoFloor, "no-floor", false, "keep scores below the starting solution negative")
 	fl.Float64Var(&opts.Floor, "floor", 0, "floor for normalized scores (0: the starting solution); ignored with --no-floor")
 	fl.Float64Var(&opts.Cap, "cap", 0, "cap normalized scores at this value (0: no cap)")

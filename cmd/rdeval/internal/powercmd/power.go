@@ -95,9 +95,6 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			if opts.Stat != "success" && opts.Stat != "scoreatk" {
-				return cmdutil.Usagef("--stat %q: want success or scoreatk", opts.Stat)
-			}
 			opts.PA, opts.PB = math.NaN(), math.NaN()
 			if (pa == "") != (pb == "") {
 				return cmdutil.Usagef("--pa and --pb go together")
@@ -159,7 +156,7 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringArrayVar(&opts.Pilot, "pilot", nil, "pilot data: a file or folder of runs (repeatable; arguments count too)")
-	fl.StringVar(&opts.Stat, "stat", "success", "statistic: success (final-success rate) or scoreatk (mean over tasks of score@k)")
+	cmdutil.EnumVar(cmd, &opts.Stat, "stat", "success", "statistic: success (final-success rate) or scoreatk (mean over tasks of score@k)", "success", "scoreatk")
 	fl.IntVar(&opts.K, "k", 1, "k of score@k (--stat scoreatk)")
 	fl.StringArrayVar(&opts.A, "a", nil, "agent A's pilot runs: COLUMN=VALUE[,VALUE…] (repeatable; all must hold)")
 	fl.StringArrayVar(&opts.B, "b", nil, "agent B's pilot runs: COLUMN=VALUE[,VALUE…] (repeatable; all must hold)")

@@ -97,15 +97,6 @@ score are left out and counted.`,
 			if opts.Method == "" {
 				opts.Method = "studentized"
 			}
-			if opts.Method != "percentile" && opts.Method != "bca" && opts.Method != "studentized" {
-				return cmdutil.Usagef("--interval %q: want studentized, percentile or bca", opts.Method)
-			}
-			if opts.BootUnit != "runs" && opts.BootUnit != "tasks" {
-				return cmdutil.Usagef("--boot-unit %q: want runs or tasks", opts.BootUnit)
-			}
-			if opts.Short != "drop" && opts.Short != "truncate" {
-				return cmdutil.Usagef("--short-tasks %q: want drop or truncate", opts.Short)
-			}
 			for _, b := range opts.By {
 				if !ingest.IsRunColumn(b) {
 					return cmdutil.Usagef("--by %q: not a runs column", b)
@@ -122,9 +113,9 @@ score are left out and counted.`,
 	fl.IntSliceVar(&opts.Ks, "k", nil, "values of k (default: powers of two up to the smallest task's run count in each group)")
 	fl.StringSliceVar(&opts.By, "by", []string{"agent", "time_limit_s"}, "group runs by these columns")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
-	fl.StringVar(&opts.Short, "short-tasks", "drop", "tasks with fewer than k runs: drop (and name them) or truncate (use k = n)")
-	fl.StringVar(&opts.Method, "interval", "studentized", "bootstrap interval: studentized (bootstrap-t), percentile or bca (bias-corrected and accelerated)")
-	fl.StringVar(&opts.BootUnit, "boot-unit", "runs", "what the bootstrap resamples: runs (within tasks, tasks fixed) or tasks")
+	cmdutil.EnumVar(cmd, &opts.Short, "short-tasks", "drop", "tasks with fewer than k runs: drop (and name them) or truncate (use k = n)", "drop", "truncate")
+	cmdutil.EnumVar(cmd, &opts.Method, "interval", "studentized", "bootstrap interval: studentized (bootstrap-t), percentile or bca (bias-corrected and accelerated)", "studentized", "percentile", "bca")
+	cmdutil.EnumVar(cmd, &opts.BootUnit, "boot-unit", "runs", "what the bootstrap resamples: runs (within tasks, tasks fixed) or tasks", "runs", "tasks")
 	fl.StringVar(&opts.TaskWeights, "task-weights", "", "CSV file with columns task_id,weight: weight of each task in the cross-task mean (default: equal)")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
 	return cmd
