@@ -19,7 +19,7 @@ func (e *enum) Type() string   { return "string" }
 
 func (e *enum) Set(s string) error {
 	if !slices.Contains(e.values, s) {
-		return fmt.Errorf("want %s", orList(e.values))
+		return fmt.Errorf("want %s", OrList(e.values))
 	}
 	*e.p = s
 	return nil
@@ -33,8 +33,8 @@ func EnumVar(cmd *cobra.Command, p *string, name, def, usage string, values ...s
 	cmd.Flags().Var(&enum{p, values}, name, usage)
 }
 
-// orList is "a", "a or b", "a, b or c".
-func orList(ws []string) string {
+// OrList is "a", "a or b", "a, b or c".
+func OrList(ws []string) string {
 	if len(ws) == 1 {
 		return ws[0]
 	}

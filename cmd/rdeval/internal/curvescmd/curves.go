@@ -58,9 +58,6 @@ the runs' total length.`,
 			if _, err := cmdutil.ParseGrid(opts.Grid); err != nil {
 				return err
 			}
-			if opts.Interp != "log-linear" && opts.Interp != "step" {
-				return cmdutil.Usagef("--interp %q: want log-linear or step", opts.Interp)
-			}
 			if err := opts.Bootstrap.Check(); err != nil {
 				return err
 			}
@@ -73,7 +70,7 @@ the runs' total length.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringSliceVar(&opts.Grid, "grid", []string{"1m", "2m", "5m", "10m", "15m", "30m", "1h", "2h", "4h", "8h"}, "elapsed times to report")
-	fl.StringVar(&opts.Interp, "interp", "log-linear", "between score-log events: log-linear or step")
+	cmdutil.EnumVar(cmd, &opts.Interp, "interp", "log-linear", "between score-log events: log-linear or step", "log-linear", "step")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 2000, 1, true)
 	fl.BoolVar(&opts.Rates, "rates", false, "print scoring calls per hour per agent instead of curves")
 	fl.DurationVar(&opts.HumanLength, "human-run-length", 8*time.Hour, "length of human runs whose time limit is unknown")

@@ -119,11 +119,6 @@ then a table "all" summed over frameworks and a "(total)" row per table.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			switch opts.AgentFrom {
-			case AgentFromParent, AgentFromGrandparent, AgentFromNone:
-			default:
-				return cmdutil.Usagef("--agent-from %q: want parent, grandparent or none", opts.AgentFrom)
-			}
 			if opts.PaperTable != "" {
 				if len(args) > 0 || opts.Counts || opts.Annotations != "" || opts.RulesFile != "" {
 					return cmdutil.Usagef("--paper-table prints the paper's table: give no PATH, --counts, --annotations or --rules with it")
@@ -149,7 +144,7 @@ then a table "all" summed over frameworks and a "(total)" row per table.`,
 	fl.BoolVar(&opts.NoDefaultRules, "no-default-rules", false, "use only the --rules file")
 	fl.StringVar(&opts.Annotations, "annotations", "", "CSV of implicit-error annotations (run_id,category,difficulty,note): print their summary")
 	fl.BoolVar(&opts.Counts, "counts", false, "print counts per agent × group × type instead of one row per run")
-	fl.StringVar(&opts.AgentFrom, "agent-from", AgentFromParent, "agent of a run: name of its parent folder (parent), the folder above (grandparent) or none")
+	cmdutil.EnumVar(cmd, &opts.AgentFrom, "agent-from", AgentFromParent, "agent of a run: name of its parent folder (parent), the folder above (grandparent) or none", AgentFromParent, AgentFromGrandparent, AgentFromNone)
 	fl.StringVar(&opts.Agent, "agent", "", "agent of every run (overrides --agent-from)")
 	fl.StringVar(&opts.PaperTable, "paper-table", "", "print the paper's error counts (long-format error_counts.csv) as Tables 9/10")
 	return cmd

@@ -110,9 +110,6 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 			if err := opts.Bootstrap.Check(); err != nil {
 				return err
 			}
-			if _, err := analysis.ParseBootUnit(opts.BootUnit); err != nil {
-				return cmdutil.Usagef("--boot-unit %q: want hierarchical, runs, tasks or families", opts.BootUnit)
-			}
 			if len(opts.Quantiles) == 0 {
 				return cmdutil.Usagef("--quantiles: want at least one success probability, e.g. 0.5,0.8")
 			}
@@ -144,7 +141,7 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 	fl.Float64Var(&opts.Regularization, "regularization", 0.1, "L2 penalty as sklearn's 1/C (METR's headline 0.1, C = 10)")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 1000, 42, true)
 	fl.Lookup("boot").Usage = "hierarchical bootstrap replicates (0: no interval)"
-	fl.StringVar(&opts.BootUnit, "boot-unit", "hierarchical", "what the bootstrap resamples: hierarchical (METR's), runs, tasks or families")
+	cmdutil.EnumVar(cmd, &opts.BootUnit, "boot-unit", "hierarchical", "what the bootstrap resamples: hierarchical (METR's), runs, tasks or families", "hierarchical", "runs", "tasks", "families")
 	fl.Float64SliceVar(&opts.Quantiles, "quantiles", []float64{0.5, 0.8}, "success probabilities of the horizons")
 	cmdutil.EnumVar(cmd, &opts.ScoreCol, "score-col", "score_binarized", "success: score_binarized (0/1) or score (fractional, clipped to [0, 1])", "score_binarized", "score")
 	fl.StringVar(&opts.ReleaseDates, "release-dates", "", "YAML file of agent: YYYY-MM-DD release dates; adds the doubling-time trend")

@@ -133,17 +133,11 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 			if opts.Formula == "" {
 				return cmdutil.Usagef("--formula is required, e.g. --formula \"final_success ~ x1 + x2\"")
 			}
-			if opts.Family != string(analysis.Binomial) && opts.Family != string(analysis.Gaussian) {
-				return cmdutil.Usagef("--family %q: want binomial or gaussian", opts.Family)
-			}
 			if (opts.Join == "") != (opts.On == "") {
 				return cmdutil.Usagef("--join and --on go together: --join tasks.parquet --on task_id")
 			}
 			if opts.L2 < 0 {
 				return cmdutil.Usagef("--l2 %v: want 0 or a positive penalty", opts.L2)
-			}
-			if opts.CI != study.CIWald && opts.CI != study.CIProfile {
-				return cmdutil.Usagef("--ci %q: want wald or profile", opts.CI)
 			}
 			if opts.CI == study.CIProfile && (opts.Cluster != "" || opts.L2 != 0) {
 				return cmdutil.Usagef("--ci profile with --cluster or --l2: profile intervals need the model's likelihood; use --ci wald")
@@ -194,7 +188,7 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 	fl.StringVar(&opts.Data, "data", "", "input: runs (anything rdeval ingest reads) or a CSV table")
 	fl.BoolVar(&opts.Table, "table", false, "read --data as a plain CSV table, not as runs")
 	fl.StringVar(&opts.Formula, "formula", "", "R model formula, e.g. \"y ~ x1 + x2\"")
-	fl.StringVar(&opts.Family, "family", "binomial", "binomial (logit link) or gaussian (identity link)")
+	cmdutil.EnumVar(cmd, &opts.Family, "family", "binomial", "binomial (logit link) or gaussian (identity link)", string(analysis.Binomial), string(analysis.Gaussian))
 	fl.StringVar(&opts.Join, "join", "", "a second table (CSV, or rdeval tasks table/folder) whose columns are added by --on")
 	fl.StringVar(&opts.On, "on", "", "the column that --join matches on, e.g. task_id")
 	fl.StringSliceVar(&opts.Standardize, "standardize", nil, "columns to replace by scale(col), or all (every numeric predictor)")
@@ -204,7 +198,7 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 	fl.BoolVar(&opts.ML, "ml", false, "linear mixed models: maximum likelihood instead of REML")
 	fl.IntVar(&opts.NAGQ, "nagq", 1, "logistic mixed models: adaptive Gauss–Hermite points (glmer nAGQ; 1 = Laplace; >1 needs one grouping factor)")
 	fl.StringVar(&opts.Offset, "offset", "", "offset column added to the linear predictor (R's offset =; adds to offset() terms)")
-	fl.StringVar(&opts.CI, "ci", study.CIWald, "GLM confidence intervals: wald (confint.default) or profile (profile likelihood, R 4.2's confint = MASS)")
+	cmdutil.EnumVar(cmd, &opts.CI, "ci", study.CIWald, "GLM confidence intervals: wald (confint.default) or profile (profile likelihood, R 4.2's confint = MASS)", study.CIWald, study.CIProfile)
 	fl.IntVar(&opts.MaxIter, "maxit", 25, "maximum IRLS iterations (R's glm.control maxit)")
 	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or latex (the coefficients, and a mixed model's random effects, as booktabs tables)")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw a forest plot of the coefficients (without the intercept) with their 95% intervals to this .svg, .png or .pdf file")

@@ -187,7 +187,7 @@ func TestRegressGLMMErrors(t *testing.T) {
 		{[]string{"--formula", "x1 ~ x2 + (1|g)", "--family", "gaussian", "--nagq", "3"}, "quadrature applies to logistic mixed models"},
 		{[]string{"--formula", "yb ~ x1 + (1|g)", "--nagq", "-1"}, "--nagq -1"},
 		{[]string{"--formula", "yb ~ x1 + (1|g)", "--nagq", "0"}, "nAGQ = 0"},
-		{[]string{"--formula", "yb ~ x1", "--ci", "likelihood"}, `--ci "likelihood"`},
+		{[]string{"--formula", "yb ~ x1", "--ci", "likelihood"}, `"likelihood" for "--ci" flag: want wald or profile`},
 		{[]string{"--formula", "yb ~ x1", "--ci", "profile", "--cluster", "g"}, "profile intervals need the model's likelihood"},
 		{[]string{"--formula", "yb ~ x1 + (1|g)", "--ci", "profile"}, "GLMs only"},
 		{[]string{"--formula", "x1 ~ x2 + (1|g)", "--family", "gaussian", "--weights", "trials"}, "linear mixed models take no prior weights"},

@@ -97,7 +97,7 @@ func (s *Spec) Validate() error {
 			s.Measure = def
 		}
 		if !slices.Contains(ok, s.Measure) {
-			return fmt.Errorf("%s measure %q: want %s", s.Kind, s.Measure, orList(ok))
+			return fmt.Errorf("%s measure %q: want %s", s.Kind, s.Measure, cmdutil.OrList(ok))
 		}
 		return nil
 	}
@@ -185,14 +185,6 @@ func (s *Spec) Validate() error {
 		s.HumanLen = d
 	}
 	return nil
-}
-
-// orList is "a", "a or b", "a, b or c".
-func orList(ws []string) string {
-	if len(ws) == 1 {
-		return ws[0]
-	}
-	return strings.Join(ws[:len(ws)-1], ", ") + " or " + ws[len(ws)-1]
 }
 
 // Describe names the statistic in words.
