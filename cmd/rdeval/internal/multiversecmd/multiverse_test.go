@@ -321,13 +321,13 @@ func TestHorizonKey(t *testing.T) {
 		t.Skipf("METR data beside the checkout not found: %v", err)
 	}
 	io, _, _ := iostreams.Test()
-	opts := &Options{IO: io, Boot: 20, Seed: 1, MaxCells: DefaultMaxCells}
+	opts := &Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: 20, Seed: 1}, MaxCells: DefaultMaxCells}
 	res, err := Compute(opts, sp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sets := map[int]*ingest.Dataset{}
-	keys := map[string]Estimate{}
+	keys := map[string]study.Estimate{}
 	for _, c := range res.Cells {
 		s, di := settingsFor(sp, c.Combo)
 		if sets[di] == nil {
@@ -335,7 +335,7 @@ func TestHorizonKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sets[di] = Subset(ds, sp.Where, sp.Stat.Where)
+			sets[di] = study.Subset(ds, sp.Where, sp.Stat.Where)
 		}
 		ds, err := Apply(sets[di], s)
 		if err != nil {
