@@ -3,7 +3,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/auditcmd"
@@ -67,9 +66,7 @@ command failed; 2 bad usage or bad input (the message says what to fix).`,
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetIn(io.In)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &cmdutil.UsageError{Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(cmdutil.FlagError)
 	full := append([]string{"rdeval"}, args...)
 	io.Args, io.Version = full, version
 	root.AddCommand(

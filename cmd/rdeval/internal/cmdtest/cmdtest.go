@@ -5,14 +5,12 @@ package cmdtest
 import (
 	"testing"
 
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
 // Run builds a command with newCmd on test streams, executes it on args and
-// returns what it wrote to stdout and stderr, and its error. A bad flag is
-// a *cmdutil.UsageError, as cli.Main makes it.
+// returns what it wrote to stdout and stderr, and its error.
 func Run(t testing.TB, newCmd func(*iostreams.IO) *cobra.Command, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	io, out, errOut := iostreams.Test()
@@ -21,7 +19,6 @@ func Run(t testing.TB, newCmd func(*iostreams.IO) *cobra.Command, args ...string
 	cmd.SetOut(out)
 	cmd.SetErr(errOut)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	err = cmd.Execute()
 	return out.String(), errOut.String(), err
 }

@@ -2,7 +2,11 @@
 // errors, output-format flags and input loading.
 package cmdutil
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
 
 // Exit codes.
 const (
@@ -20,6 +24,12 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // Usagef returns a *UsageError.
 func Usagef(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// FlagError is the cobra flag-error function of rdeval: a bad flag (e.g.
+// a value EnumVar refuses) is a *UsageError, with where to read the usage.
+func FlagError(c *cobra.Command, err error) error {
+	return &UsageError{Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 }
 
 // BadInputError is invalid input data (the bad records were already

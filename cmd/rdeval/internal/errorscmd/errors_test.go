@@ -22,7 +22,11 @@ var paperErrorCounts = filepath.Join("..", "..", "..", "..", "..", "shared", "an
 
 func runCmd(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	return cmdtest.Run(t, func(io *iostreams.IO) *cobra.Command { return NewCmd(io, nil) }, args...)
+	return cmdtest.Run(t, func(io *iostreams.IO) *cobra.Command {
+		c := NewCmd(io, nil)
+		c.SetFlagErrorFunc(cmdutil.FlagError) // a bad flag is a usage error, as in rdeval
+		return c
+	}, args...)
 }
 
 func jsonRows(t *testing.T, out string) []map[string]any {

@@ -18,7 +18,11 @@ import (
 
 func runCmd(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	return cmdtest.Run(t, func(io *iostreams.IO) *cobra.Command { return NewCmd(io, nil) }, args...)
+	return cmdtest.Run(t, func(io *iostreams.IO) *cobra.Command {
+		c := NewCmd(io, nil)
+		c.SetFlagErrorFunc(cmdutil.FlagError) // a bad flag is a usage error, as in rdeval
+		return c
+	}, args...)
 }
 
 var refData = filepath.Join("..", "..", "..", "..", "testdata", "reference", "glm_data.csv")
