@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
@@ -60,7 +61,44 @@ func runConfig(opts *Options, cfg *figconfig.Config, source string) error {
 	if err != nil {
 		return err
 	}
-	set := headlineSettings{boot: figconfig.DefaultBoot, seed: figconfig.DefaultSeed, ci: figconfig.DefaultCI}
+	rep := reportData{cfg: cfg, source: source, ds: ds, drawn: drawn}
+	if cfg.Demo {
+		if rep.dates, err = demoReleaseDates(); err != nil {
+			return err
+		}
+		rep.horizonBench = "hcast" // the demo's time-horizon part, as its horizon figures
+	}
+	if opts.ReleaseDates != "" {
+		if rep.dates, err = readReleaseDates(opts.ReleaseDates); err != nil {
+			return err
+		}
+	}
+	return writeReport(opts, rep)
+}
+
+// reportData is what a report is written from: the config (given, the
+// demo's or generated from INPUT), the study's runs and its drawn figures.
+type reportData struct {
+	cfg    *figconfig.Config
+	source string
+	ds     *ingest.Dataset
+	drawn  []figconfig.Drawn
+	// leftOut are the figures and tables the data cannot support, with
+	// the reason (shown in the page); configYAML, when set, is the
+	// generated config, written as study.yaml.
+	leftOut    []string
+	configYAML []byte
+	// dates are the release dates of the horizon headline (nil: none);
+	// horizonBench, if set, the one benchmark it is fitted on.
+	dates        map[string]time.Time
+	horizonBench string
+}
+
+// writeReport computes the headline tables of rep and writes the report:
+// data/, the tables, the figures, index.html and README.md.
+func writeReport(opts *Options, rep reportData) error {
+	cfg, ds, drawn := rep.cfg, rep.ds, rep.drawn
+	set := headlineSettings{boot: figconfig.DefaultBoot, seed: figconfig.DefaultSeed, ci: figconfig.DefaultCI, dates: rep.dates, horizonBench: rep.horizonBench}
 	if cfg.Boot != nil {
 		set.boot = *cfg.Boot
 	}
@@ -70,14 +108,9 @@ func runConfig(opts *Options, cfg *figconfig.Config, source string) error {
 	if cfg.CI != nil {
 		set.ci = *cfg.CI
 	}
-	if cfg.Demo {
-		if set.dates, err = demoReleaseDates(); err != nil {
-			return err
-		}
-		set.horizonBench = "hcast" // the demo's time-horizon part, as its horizon figures
-
-	}
-	heads := headlines(ds, set)
+	heads, tablesLeftOut := headlines(ds, set)
+	leftOut := append(append([]string(nil), rep.leftOut...), tablesLeftOut...)
+	source := rep.source
 	var warnings []string
 	for _, w := range ds.Warnings {
 		warnings = append(warnings, w.String())
@@ -147,8 +180,13 @@ func runConfig(opts *Options, cfg *figconfig.Config, source string) error {
 	if err := figconfig.WriteAll(filepath.Join(opts.OutDir, "figures"), cfg, drawn, opts.Version); err != nil {
 		return err
 	}
+	if rep.configYAML != nil {
+		if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, studyConfigName), rep.configYAML); err != nil {
+			return err
+		}
+	}
 	pg := page{source: source, version: opts.Version, synthetic: cfg.Demo, figs: figs, inputs: m.Inputs, warnings: warnings,
-		tables: tableNames, figureRows: rows, headlines: heads,
+		tables: tableNames, figureRows: rows, headlines: heads, leftOut: leftOut,
 		provenance: [][2]string{{"rdeval version", opts.Version}, {"schema version", ingest.SchemaVersion},
 			{"config", filepath.Base(cfg.Path) + " (sha256 " + cfg.SHA256 + ")"},
 			{"bootstrap", fmt.Sprintf("B = %d replicates, seed %d, %g%% percentile intervals (figures: per figure, see figures/index.json)", set.boot, set.seed, 100*set.ci)},
@@ -171,7 +209,17 @@ func runConfig(opts *Options, cfg *figconfig.Config, source string) error {
 			fmt.Fprintf(&readme, "| figures/%s | %s |\n", f.Name, d.Caption)
 		}
 	}
-	readme.WriteString("| figures/index.json | per figure: inputs' sha256, parameters, seed, warnings |\n| index.html | the report as one self-contained page |\n")
+	readme.WriteString("| figures/index.json | per figure: inputs' sha256, parameters, seed, warnings |\n")
+	if rep.configYAML != nil {
+		fmt.Fprintf(&readme, "| %s | the figures config generated from the inputs (rdeval report --config %s redraws it) |\n", studyConfigName, studyConfigName)
+	}
+	readme.WriteString("| index.html | the report as one self-contained page |\n")
+	if len(leftOut) > 0 {
+		readme.WriteString("\n## Left out\n\n")
+		for _, l := range leftOut {
+			fmt.Fprintf(&readme, "- %s\n", l)
+		}
+	}
 	readme.WriteString("\n## Inputs\n\n| path | reader | rows kept | sha256 |\n|---|---|---|---|\n")
 	for _, in := range m.Inputs {
 		fmt.Fprintf(&readme, "| %s | %s | %d | `%s` |\n", in.Path, in.Reader, in.RowsKept, in.SHA256)

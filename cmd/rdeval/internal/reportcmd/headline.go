@@ -51,9 +51,11 @@ var headlineBudgets = []string{"30m", "1h", "2h", "4h", "8h", "16h", "32h"}
 // the runs it is about: score@k and the human comparison on the RE-Bench
 // runs, success and the regression on the RExBench runs, horizons on the
 // runs with human minutes (all but RExBench's). A table whose runs are
-// absent is left out; one that fails is left out with a warning.
-func headlines(ds *ingest.Dataset, s headlineSettings) []headline {
+// absent is left out (named in the second result, with the reason); one
+// that fails is left out with a warning.
+func headlines(ds *ingest.Dataset, s headlineSettings) ([]headline, []string) {
 	var out []headline
+	var leftOut []string
 	add := func(h headline, err error) {
 		if err != nil {
 			h.rows, h.csv = nil, nil
@@ -67,10 +69,18 @@ func headlines(ds *ingest.Dataset, s headlineSettings) []headline {
 	if rb := study.BenchmarkRuns(ds, "re-bench", true); len(rb.Runs) > 0 {
 		add(scoreAtKHeadline(rb, s, pct))
 		add(allocationHeadline(rb, s, pct))
+	} else {
+		leftOut = append(leftOut, "tables score@k (scoreatk.csv) and agents and humans by budget (allocation.csv): no RE-Bench runs (benchmark re-bench)")
 	}
 	if rx := study.BenchmarkRuns(ds, "rexbench", true); len(rx.Runs) > 0 {
 		add(successHeadline(rx, s, pct))
-		add(regressHeadline(rx))
+		if hasGoldLines(rx) {
+			add(regressHeadline(rx))
+		} else {
+			leftOut = append(leftOut, "table regression (regression.csv): no gold lines changed for the RExBench tasks (give a catalog with --tasks)")
+		}
+	} else {
+		leftOut = append(leftOut, "tables RExBench success (success.csv) and regression (regression.csv): no RExBench runs (benchmark rexbench)")
 	}
 	hz := study.BenchmarkRuns(ds, "rexbench", false)
 	if s.horizonBench != "" {
@@ -78,8 +88,13 @@ func headlines(ds *ingest.Dataset, s headlineSettings) []headline {
 	}
 	if hasHumanMinutes(hz) {
 		add(horizonHeadline(hz, s, pct))
+		if s.dates == nil {
+			leftOut = append(leftOut, "the doubling time of the time horizons: no release dates (give --release-dates FILE, agent: YYYY-MM-DD)")
+		}
+	} else {
+		leftOut = append(leftOut, "table time horizons (horizons.csv): no agent runs with human_minutes")
 	}
-	return out
+	return out, leftOut
 }
 
 func hasHumanMinutes(ds *ingest.Dataset) bool {

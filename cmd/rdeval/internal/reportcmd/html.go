@@ -10,6 +10,16 @@ import (
 	"github.com/rdeval/rdeval/ingest"
 )
 
+// drawnFigure is one figure written to the report: file is its path
+// under figures/, svg its SVG for the page.
+type drawnFigure struct {
+	id, file, title string
+	caption         string // what the figure shows (its kind's description)
+	svg             []byte
+	wide            bool     // two columns wide
+	warnings        []string // the figure's own warnings, shown under it
+}
+
 // page is what the report's index.html shows.
 type page struct {
 	source, version string
@@ -21,6 +31,7 @@ type page struct {
 	figureRows      [][]string // per figure: id, type, seed, B, parameters (config reports)
 	tables          []string   // the CSV files, linked from the page
 	headlines       []headline // the headline tables, shown in the page
+	leftOut         []string   // figures and tables the data cannot support, with the reason
 }
 
 // css of the page. Figures are shown at the width they have in print
@@ -75,6 +86,13 @@ func writeHTML(path string, pg page) error {
 		fmt.Fprintf(&b, "(<a href=\"figures/%s\">%s</a>)", html.EscapeString(f.file), html.EscapeString(f.file))
 		writeWarnings(&b, f.warnings)
 		b.WriteString("</figcaption></figure>\n")
+	}
+	if len(pg.leftOut) > 0 {
+		b.WriteString("<h2 id=\"left-out\">Left out</h2>\n<p>Figures and tables these runs cannot support:</p>\n<ul>\n")
+		for _, l := range pg.leftOut {
+			fmt.Fprintf(&b, "<li class=\"left-out\">%s</li>\n", html.EscapeString(l))
+		}
+		b.WriteString("</ul>\n")
 	}
 	b.WriteString("<h2 id=\"warnings\">Warnings</h2>\n")
 	if len(pg.warnings) == 0 {

@@ -3,13 +3,12 @@
 package reportcmd
 
 import (
-	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
@@ -29,6 +28,9 @@ type Options struct {
 	Inputs  []string // empty: the embedded demo study
 	Input   cmdutil.InputFlags
 	Config  string // --config: a figures config (rdeval figures) names the data and the figures
+	// ReleaseDates (--release-dates) is a YAML file of agent: YYYY-MM-DD:
+	// the horizon trend figure (INPUT) and the doubling time.
+	ReleaseDates string
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -60,18 +62,29 @@ The demo report (and every --config report) holds:
                           the CSVs, the warnings and the provenance
   README.md               what each file is, the inputs' checksums and the rdeval version
 A headline table whose runs the study lacks (no RExBench runs, no human
-minutes) is left out. With INPUT (no --config) the report is of your
-inputs with the figures that fit any study (score@k, allocation, curves,
-success, error types) and the tables groups.csv, scores.csv, scoreatk.csv,
-allocation.csv, curves.csv, success.csv and rexbench_outcomes.csv. With
---config STUDY.yaml (the config of rdeval figures) the config's inputs and
-filters give the data and its figures are the report's. The page lists
-warnings (the data's, tasks dropped for too few runs, small samples, fits
-that did not converge) and the provenance (inputs' sha256, seeds, rdeval
-version).`,
+minutes) is left out, and the page's "Left out" section says why.
+
+With INPUT (no --config) the report is of your inputs through the same
+code: rdeval generates a figures config from the data, writes it as
+study.yaml (rdeval report --config OUT/study.yaml redraws it) and draws
+the figure types the runs allow: score@k for each agent run length of the
+RE-Bench runs (benchmark re-bench), allocation and allocation bars when
+there are several run lengths, per-task scores at the longest, curves
+when score logs are present; RExBench final and execution success and
+file recall (each when the runs have it), error types, and the regression
+forest and success against gold lines when the tasks have gold lines
+changed (--tasks); the time-horizon fit when agent runs have
+human_minutes, and its trend when --release-dates names the agents'
+release dates. A figure the data cannot support (or that fails on it) is
+left out with the reason in the page. With --config STUDY.yaml (the
+config of rdeval figures) the config's inputs and filters give the data
+and its figures are the report's. The page lists warnings (the data's,
+tasks dropped for too few runs, small samples, fits that did not
+converge) and the provenance (inputs' sha256, seeds, rdeval version).`,
 		Example: `  rdeval report
   rdeval report --out /tmp/demo-report
   rdeval report study/ --out study-report/
+  rdeval report all_runs.jsonl --release-dates release_dates.yaml --out metr-report/
   rdeval report --config examples/rebench.yaml --out metr-report/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
@@ -92,6 +105,7 @@ version).`,
 	}
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "rdeval-report", "report folder (created if missing)")
 	cmd.Flags().BoolVar(&opts.PNG, "png", false, "also write each figure as PNG (300 dpi)")
+	cmd.Flags().StringVar(&opts.ReleaseDates, "release-dates", "", "YAML file of agent: YYYY-MM-DD: the p50 horizons' trend figure (with INPUT) and doubling time")
 	cmd.Flags().StringVar(&opts.Config, "config", "", "a figures config (see rdeval figures): its inputs, filters and seeds, and its figures as the report's")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
 	return cmd
@@ -108,7 +122,6 @@ func Run(opts *Options) error {
 		progress("reading the embedded demo study (synthetic; seed %d)…", demo.Seed)
 		return runDemo(opts)
 	}
-	source := "your inputs"
 	progress("reading %d inputs…", len(opts.Inputs))
 	ds, err := opts.Input.Load(opts.Inputs)
 	if err != nil {
@@ -118,134 +131,64 @@ func Run(opts *Options) error {
 		}
 		return err
 	}
-	progress("writing tables…")
-	m, err := ingest.WriteDataset(filepath.Join(opts.OutDir, "data"), ds, ingest.WriteOptions{Version: opts.Version, Args: opts.Args})
+	rep := reportData{ds: ds, source: "your inputs"}
+	if rep.dates, err = readReleaseDates(opts.ReleaseDates); err != nil {
+		return err
+	}
+	rel, err := relTo(opts.OutDir)
 	if err != nil {
 		return err
 	}
-	figs := &figureData{png: opts.PNG, styles: figconfig.AgentStyles(ds, nil)}
-	files := []struct {
-		name, what string
-		t          *cmdutil.Table
-		// run computes a table (study) and its warnings.
-		run func() (*cmdutil.Table, []error, error)
-	}{
-		{name: "groups.csv", what: "runs per benchmark × agent × time limit × task", t: groupTable(ds)},
-		{name: "scores.csv", what: "mean normalized score per benchmark × agent × time limit (over runs, and over tasks)", t: scoreTable(ds.Runs)},
-		{name: "scoreatk.csv", what: fmt.Sprintf("score@k per agent × time limit, 95%% studentized (bootstrap-t) CIs (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
-			res, err := study.ScoreAtK(rebench(ds), study.ScoreAtKParams{By: []string{"agent", "time_limit_s"}, Boot: reportBoot, Seed: reportSeed, CI: 0.95, Interval: analysis.Studentized})
-			figs.scoreAtK(res.Rows)
-			return res.Table(), res.Warnings, err
-		}},
-		{name: "allocation.csv", what: fmt.Sprintf("score by total budget for each run length; best allocation per budget (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
-			budgets, _ := cmdutil.ParseBudgets([]string{"30m", "1h", "2h", "4h", "8h", "16h", "32h"})
-			res, err := study.Allocation(rebench(ds), study.AllocationParams{Budgets: budgets, Boot: reportBoot, Seed: reportSeed, CI: 0.95, Select: "observed", Truncate: "humans", HumanLength: 8 * time.Hour})
-			figs.allocation(res.Rows)
-			return res.Table(), res.Warnings, err
-		}},
-		{name: "curves.csv", what: fmt.Sprintf("mean best-so-far normalized score over time, log-linear interpolation (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
-			grid, _ := cmdutil.ParseGrid([]string{"1m", "2m", "5m", "10m", "15m", "30m", "1h", "2h", "4h", "8h"})
-			res, err := study.Curves(rebench(ds), study.CurvesParams{Grid: grid, Boot: reportBoot, Seed: reportSeed, CI: 0.95, HumanLength: 8 * time.Hour})
-			for _, c := range res.Curves {
-				figs.curve(c.Agent, c.TimeLimitS, c.Points)
-			}
-			return res.Table(), nil, err
-		}},
-		{name: "success.csv", what: fmt.Sprintf("RExBench final/execution success and file recall per agent × hint level × task, mean over tasks (B = %d, seed %d)", reportBoot, reportSeed), run: func() (*cmdutil.Table, []error, error) {
-			res, err := study.Success(rexbenchOnly(ds), study.SuccessParams{Boot: reportBoot, Seed: reportSeed, CI: 0.95})
-			for _, c := range res.Cells {
-				figs.success(c.Key.Framework, c.Key.Model, c.Key.Hint, c.Summary)
-			}
-			return res.Table(), nil, err
-		}},
-		{name: "rexbench_outcomes.csv", what: "RExBench outcomes and success rates per agent × hint level", t: outcomeTable(ds.Runs)},
-	}
-	var warnings []string
-	for _, w := range ds.Warnings {
-		warnings = append(warnings, w.String())
-	}
-	warnings = append(warnings, smallN(ds)...)
-	var idx bytes.Buffer
-	fmt.Fprintf(&idx, "# rdeval report\n\nSource: %s.\nrdeval version: %s; schema version %s.\n\n", source, opts.Version, ingest.SchemaVersion)
-	idx.WriteString("| file | what |\n|---|---|\n| data/ | runs, score_log and tasks tables (Parquet) with manifest.json (inputs' sha256, row counts) |\n")
-	for _, f := range files {
-		progress("computing %s…", f.name)
-		if f.run != nil {
-			t, ws, err := f.run()
-			if err != nil {
-				return fmt.Errorf("%s: %w", f.name, err)
-			}
-			for _, w := range ws {
-				warnings = append(warnings, f.name+": "+w.Error())
-			}
-			f.t = t
-		}
-		var b bytes.Buffer
-		if err := f.t.WriteCSV(&b); err != nil {
-			return err
-		}
-		rows := len(f.t.Rows)
-		if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, f.name), b.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(&idx, "| %s | %s (%d rows) |\n", f.name, f.what, rows)
-	}
-	progress("drawing figures…")
-	figs.errors(ds.Runs)
-	drawn, err := figs.write(filepath.Join(opts.OutDir, "figures"))
+	figs, leftOut := autoConfig(ds, rel, opts.ReleaseDates)
+	path := filepath.Join(opts.OutDir, studyConfigName)
+	cfg, err := parseAuto(path, autoYAML(figs, opts.Input, opts.Inputs, rel), len(figs))
 	if err != nil {
-		return err
+		return fmt.Errorf("the generated figures config: %w", err)
 	}
-	for _, f := range drawn {
-		fmt.Fprintf(&idx, "| figures/%s | %s |\n", f.file, f.title)
+	if opts.PNG {
+		cfg.Formats = append(cfg.Formats, "png")
 	}
-	var tables []string
-	for _, f := range files {
-		tables = append(tables, f.name)
-	}
-	pg := page{source: source, version: opts.Version, figs: drawn, inputs: m.Inputs, warnings: warnings, tables: tables,
-		provenance: [][2]string{{"rdeval version", opts.Version}, {"schema version", ingest.SchemaVersion},
-			{"bootstrap", fmt.Sprintf("B = %d replicates, seed %d, 95%% intervals: studentized (bootstrap-t) for scoreatk.csv, percentile for every other table and figure", reportBoot, reportSeed)}}}
-	if err := writeHTML(filepath.Join(opts.OutDir, "index.html"), pg); err != nil {
-		return err
-	}
-	idx.WriteString("| index.html | the report as one self-contained page (inline SVG figures) |\n")
-	idx.WriteString("\n## Inputs\n\n| path | reader | rows kept | sha256 |\n|---|---|---|---|\n")
-	for _, in := range m.Inputs {
-		fmt.Fprintf(&idx, "| %s | %s | %d | `%s` |\n", in.Path, in.Reader, in.RowsKept, in.SHA256)
-	}
-	if len(warnings) > 0 {
-		idx.WriteString("\n## Warnings\n\n")
-		for _, w := range warnings {
-			fmt.Fprintf(&idx, "- %s\n", w)
+	// Each figure on its own: one the data cannot draw is left out with
+	// the reason, and the config written is that of the figures drawn.
+	progress("drawing %d figures…", len(cfg.Figures))
+	var kept []autoFigure
+	for i := range cfg.Figures {
+		one := *cfg
+		one.Figures = cfg.Figures[i : i+1]
+		d, err := figconfig.Render(&one, ds, opts.IO)
+		if err != nil {
+			leftOut = append(leftOut, fmt.Sprintf("figure %s (%s): not drawn: %v", figs[i].id, figs[i].typ, err))
+			continue
 		}
+		rep.drawn = append(rep.drawn, d...)
+		kept = append(kept, figs[i])
 	}
-	if err := cmdutil.WriteFileAtomic(filepath.Join(opts.OutDir, "README.md"), idx.Bytes()); err != nil {
-		return err
+	rep.configYAML = autoYAML(kept, opts.Input, opts.Inputs, rel)
+	if len(kept) != len(figs) {
+		formats := cfg.Formats
+		if cfg, err = parseAuto(path, rep.configYAML, len(kept)); err != nil {
+			return fmt.Errorf("the generated figures config: %w", err)
+		}
+		cfg.Formats = formats
 	}
-	opts.IO.Infof("wrote %s (%d runs, %d score-log entries, %d tasks from %s)", opts.OutDir, len(ds.Runs), len(ds.Scores), len(ds.Tasks), source)
-	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "README.md"))
-	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "data")+"/")
-	for _, f := range files {
-		opts.IO.Infof("  %s", filepath.Join(opts.OutDir, f.name))
-	}
-	opts.IO.Infof("  %s (%d figures)", filepath.Join(opts.OutDir, "figures")+"/", len(drawn))
-	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "index.html"))
-	return nil
+	rep.cfg, rep.leftOut = cfg, leftOut
+	return writeReport(opts, rep)
 }
 
-// The report's bootstrap settings (recorded in its README).
-const (
-	reportBoot = 2000
-	reportSeed = 1
-)
-
-// rebench returns the dataset's RE-Bench-style runs (all but RExBench's),
-// for the score@k, allocation and curve tables; rexbenchOnly the others.
-func rebench(ds *ingest.Dataset) *ingest.Dataset { return study.BenchmarkRuns(ds, "rexbench", false) }
-
-func rexbenchOnly(ds *ingest.Dataset) *ingest.Dataset {
-	return study.BenchmarkRuns(ds, "rexbench", true)
+// readReleaseDates reads --release-dates (agent: YYYY-MM-DD); "" is none.
+func readReleaseDates(path string) (map[string]time.Time, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, cmdutil.Usagef("--release-dates: %v", err)
+	}
+	dates, err := study.ParseReleaseDates(path, b)
+	if err != nil {
+		return nil, &cmdutil.UsageError{Err: fmt.Errorf("--release-dates: %w", err)}
+	}
+	return dates, nil
 }
 
 func groupTable(ds *ingest.Dataset) *cmdutil.Table {

@@ -60,3 +60,12 @@ func smallN(ds *ingest.Dataset) []string {
 	}
 	return out
 }
+
+func sortedLabels[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
