@@ -18,6 +18,7 @@ import (
 // autoFigure is one figure of a generated config.
 type autoFigure struct {
 	id, typ string
+	title   string // "" for the figure's own
 	where   []string
 	options string // YAML flow map, "" for none
 	comment string
@@ -46,6 +47,7 @@ const studyConfigName = "study.yaml"
 //     changed (a catalog).
 //   - horizon-fit on the agent runs with human_minutes (all benchmarks but
 //     RExBench); horizon-trend too when release dates are given.
+//   - cost, one per benchmark whose agent runs have cost_usd.
 func autoConfig(ds *ingest.Dataset, rel func(string) string, releaseDates string) (figs []autoFigure, leftOut []string) {
 	skip := func(typ, why string) { leftOut = append(leftOut, "figure "+typ+": "+why) }
 	add := func(f autoFigure) { figs = append(figs, f) }
@@ -227,7 +229,37 @@ func autoConfig(ds *ingest.Dataset, rel func(string) string, releaseDates string
 			skip("horizon-trend", "no release dates (give --release-dates FILE, agent: YYYY-MM-DD)")
 		}
 	}
-	// cost: TODO(issue 24) add the cost figure when runs have cost_usd, once the cost figure kind is in figconfig.
+	// Cost: one figure per benchmark whose agent runs have cost_usd
+	// (scores of different benchmarks are not on one scale; humans alone
+	// compare no agents).
+	costBench := map[string]bool{}
+	humanCost := false
+	for i := range ds.Runs {
+		switch r := &ds.Runs[i]; {
+		case r.CostUSD.Valid && r.Kind == "human":
+			humanCost = true
+		case r.CostUSD.Valid:
+			costBench[r.Benchmark] = true
+		}
+	}
+	switch {
+	case len(costBench) == 0 && humanCost:
+		skip("cost", "only human runs have cost_usd: no agent to compare")
+	case len(costBench) == 0:
+		skip("cost", "no runs with cost_usd")
+	}
+	cb := make([]string, 0, len(costBench))
+	for b := range costBench {
+		cb = append(cb, b)
+	}
+	sort.Strings(cb)
+	for _, b := range cb {
+		id, title := "cost", ""
+		if len(cb) > 1 {
+			id, title = "cost_"+idSafe(b), "Cost, "+b+" runs"
+		}
+		add(autoFigure{id: id, typ: "cost", title: title, where: []string{"benchmark=" + b}, comment: "RE-Bench Fig. 8, HAL: cost against score, Pareto frontier"})
+	}
 	return figs, leftOut
 }
 
@@ -307,7 +339,11 @@ func autoYAML(figs []autoFigure, in cmdutil.InputFlags, inputs []string, rel fun
 		if f.comment != "" {
 			fmt.Fprintf(&b, "  # %s", f.comment)
 		}
-		fmt.Fprintf(&b, "\n    where: %s\n", quoteList(f.where))
+		b.WriteString("\n")
+		if f.title != "" {
+			fmt.Fprintf(&b, "    title: %s\n", strconv.Quote(f.title))
+		}
+		fmt.Fprintf(&b, "    where: %s\n", quoteList(f.where))
 		if f.options != "" {
 			fmt.Fprintf(&b, "    options: %s\n", f.options)
 		}
@@ -338,6 +374,16 @@ func quoteList(xs []string) string {
 		q[i] = strconv.Quote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// idSafe is s with every character a figure id may not hold as "_".
+func idSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // fileSafe is a duration label as a file stem: "30 min" → "30min", "1.5 h" → "1_5h".

@@ -101,7 +101,7 @@ func TestReportInputsDemoFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	figs := []string{"scoreatk_30min", "scoreatk_2h", "scoreatk_8h", "allocation", "allocation_8h", "per_task", "curves",
-		"success_final", "success_exec", "errors", "gold_lines", "forest", "horizon_fit", "horizon_trend"}
+		"success_final", "success_exec", "errors", "gold_lines", "forest", "horizon_fit", "horizon_trend", "cost_hcast", "cost_re-bench"}
 	tables := []string{"table-scoreatk", "table-allocation", "table-success", "table-regression", "table-horizons"}
 	page := checkReportPage(t, out, figs, tables, []string{"figure success (recall): no RExBench run has file_recall"})
 	if !strings.Contains(page, "Doubling time") {
@@ -159,7 +159,7 @@ func TestReportInputsLeftOut(t *testing.T) {
 	if err := runReport(t, opts); err != nil {
 		t.Fatal(err)
 	}
-	checkReportPage(t, out, []string{"scoreatk_30min", "per_task", "success_final", "success_exec", "errors", "horizon_fit"},
+	checkReportPage(t, out, []string{"scoreatk_30min", "per_task", "success_final", "success_exec", "errors", "horizon_fit", "cost"},
 		[]string{"table-scoreatk", "table-allocation", "table-success", "table-horizons"},
 		[]string{
 			"table regression (regression.csv): no gold lines changed for the RExBench tasks",
@@ -202,6 +202,7 @@ func TestReportInputsMETR(t *testing.T) {
 			"figure forest: no RExBench runs",
 			"figure gold-lines: no RExBench runs",
 			"tables RExBench success (success.csv) and regression (regression.csv): no RExBench runs",
+			"figure cost: only human runs have cost_usd: no agent to compare",
 		})
 	// The horizons are fitted on every benchmark with human minutes, as METR's.
 	if b, _ := os.ReadFile(filepath.Join(out, "study.yaml")); !strings.Contains(string(b), `where: ["benchmark=hcast,re-bench"]`) {
