@@ -69,13 +69,15 @@ code: rdeval generates a figures config from the data, writes it as
 study.yaml (rdeval report --config OUT/study.yaml redraws it) and draws
 the figure types the runs allow: score@k for each agent run length of the
 RE-Bench runs (benchmark re-bench), allocation and allocation bars when
-there are several run lengths, per-task scores at the longest, curves
-when score logs are present; RExBench final and execution success and
-file recall (each when the runs have it), error types, and the regression
-forest and success against gold lines when the tasks have gold lines
-changed (--tasks); the time-horizon fit when agent runs have
-human_minutes, and its trend when --release-dates names the agents'
-release dates. A figure the data cannot support (or that fails on it) is
+there are several run lengths, per-task scores and (with score logs)
+curves at the run length covering the most tasks; RExBench final and
+execution success and file recall (each when the runs have it), error
+types, and the regression forest and success against gold lines when the
+tasks have gold lines changed (--tasks); the time-horizon fit when agent
+runs have human_minutes (every benchmark but RExBench, as METR's), and
+its trend when --release-dates names the agents' release dates; cost
+against score per benchmark whose agent runs have cost_usd. A figure the
+data cannot support (or that fails on it) is
 left out with the reason in the page. With --config STUDY.yaml (the
 config of rdeval figures) the config's inputs and filters give the data
 and its figures are the report's. The page lists warnings (the data's,
