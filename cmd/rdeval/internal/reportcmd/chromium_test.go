@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 )
 
@@ -223,7 +225,7 @@ func TestScreenshotCheckCatchesBlankPages(t *testing.T) {
 }
 
 // TestReportInChromium writes the demo report and the report of the demo
-// study config, opens each index.html in headless Chromium, takes a
+// study config and that of the demo's files as INPUT, opens each index.html in headless Chromium, takes a
 // screenshot and checks that every figure rendered (as many figures as
 // the page holds, each a non-empty inline SVG with a non-zero box, no
 // broken image) and every headline table has rows; the demo report is
@@ -240,10 +242,17 @@ func TestReportInChromium(t *testing.T) {
 		{"config", func(dir string) *Options {
 			return &Options{OutDir: dir, Config: "../../../../examples/demo-study.yaml"}
 		}},
+		// The demo's files given as INPUT: the generated config's figures.
+		{"inputs", func(dir string) *Options {
+			src := extractDemo(t)
+			in := func(p string) string { return filepath.Join(src, filepath.FromSlash(p)) }
+			return &Options{OutDir: dir, Inputs: []string{in(demo.REBenchRunsPath), in(demo.REBenchScoreLogPath), in(demo.RExBenchRunsPath), in(demo.HorizonRunsPath)},
+				Input: cmdutil.InputFlags{TasksFile: in(demo.RExBenchTasksPath), TaskIDFrom: "task/sample"}, ReleaseDates: in(demo.HorizonReleaseDatesPath)}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "config" && testing.Short() {
-				t.Skip("skipping the config report in -short mode (each Chromium start takes seconds)")
+			if tc.name != "demo" && testing.Short() {
+				t.Skip("skipping the config and INPUT reports in -short mode (each Chromium start takes seconds)")
 			}
 			dir := filepath.Join(t.TempDir(), "report")
 			if err := runReport(t, tc.opts(dir)); err != nil {

@@ -188,7 +188,7 @@ func writeReport(opts *Options, rep reportData) error {
 	pg := page{source: source, version: opts.Version, synthetic: cfg.Demo, figs: figs, inputs: m.Inputs, warnings: warnings,
 		tables: tableNames, figureRows: rows, headlines: heads, leftOut: leftOut,
 		provenance: [][2]string{{"rdeval version", opts.Version}, {"schema version", ingest.SchemaVersion},
-			{"config", filepath.Base(cfg.Path) + " (sha256 " + cfg.SHA256 + ")"},
+			{"config", configNote(rep, cfg)},
 			{"bootstrap", fmt.Sprintf("B = %d replicates, seed %d, %g%% percentile intervals (figures: per figure, see figures/index.json)", set.boot, set.seed, 100*set.ci)},
 			{"figures", "figures/index.json: per figure its inputs' sha256, parameters, seed and B"}}}
 	if err := writeHTML(filepath.Join(opts.OutDir, "index.html"), pg); err != nil {
@@ -236,6 +236,14 @@ func writeReport(opts *Options, rep reportData) error {
 	opts.IO.Infof("wrote %s (%d runs, %d figures, %d tables, %d warnings from %s)", opts.OutDir, len(ds.Runs), len(drawn), len(heads), len(warnings), source)
 	opts.IO.Infof("  %s", filepath.Join(opts.OutDir, "index.html"))
 	return nil
+}
+
+// configNote names the report's figures config with its checksum.
+func configNote(rep reportData, cfg *figconfig.Config) string {
+	if rep.configYAML != nil {
+		return filepath.Base(cfg.Path) + " (generated from the inputs; sha256 " + cfg.SHA256 + "; rdeval report --config on it redraws the figures)"
+	}
+	return filepath.Base(cfg.Path) + " (sha256 " + cfg.SHA256 + ")"
 }
 
 func containsStr(list []string, s string) bool {
