@@ -58,8 +58,12 @@ func autoConfig(ds *ingest.Dataset, rel func(string) string, releaseDates string
 	humanLens := map[string]bool{}
 	scored := 0
 	rbRuns := map[string]bool{}
+	otherScored := map[string]bool{} // other benchmarks (not RExBench) with scored runs
 	for i := range ds.Runs {
 		r := &ds.Runs[i]
+		if r.Benchmark != "re-bench" && r.Benchmark != "rexbench" && r.Score.Valid && r.TimeLimitS.Valid {
+			otherScored[r.Benchmark] = true
+		}
 		if r.Benchmark != "re-bench" || !r.Score.Valid {
 			continue
 		}
@@ -87,8 +91,12 @@ func autoConfig(ds *ingest.Dataset, rel func(string) string, releaseDates string
 	reTypes := []string{"scoreatk", "allocation", "allocation-bars", "per-task", "curves"}
 	switch {
 	case scored == 0:
+		why := "no RE-Bench runs (benchmark re-bench) with a score"
+		if len(otherScored) > 0 {
+			why += " (--benchmark re-bench reads the scored runs of " + strings.Join(sortedLabels(otherScored), ", ") + " as RE-Bench's)"
+		}
 		for _, t := range reTypes {
-			skip(t, "no RE-Bench runs (benchmark re-bench) with a score")
+			skip(t, why)
 		}
 	case len(lens) == 0:
 		for _, t := range reTypes {

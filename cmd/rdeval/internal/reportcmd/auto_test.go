@@ -220,3 +220,36 @@ func prefixed(pre, suf string, xs []string) []string {
 	}
 	return out
 }
+
+// TestAutoConfigBenchmarkHint: scored runs with a time limit of another
+// benchmark than re-bench get no RE-Bench figures, and the reason says how
+// to read them as RE-Bench's.
+func TestAutoConfigBenchmarkHint(t *testing.T) {
+	d := datasetOf([]struct {
+		agent, task string
+		n           int
+	}{{"a", "t1", 3}})
+	for i := range d.Runs {
+		d.Runs[i].Benchmark = "my-bench"
+	}
+	figs, leftOut := autoConfig(d, func(p string) string { return p }, "")
+	if len(figs) != 0 {
+		t.Errorf("figures %v on runs of my-bench without human minutes or costs", figs)
+	}
+	want := "figure scoreatk: no RE-Bench runs (benchmark re-bench) with a score (--benchmark re-bench reads the scored runs of my-bench as RE-Bench's)"
+	if len(leftOut) == 0 || leftOut[0] != want {
+		t.Errorf("left out %q, want first %q", leftOut, want)
+	}
+	// As re-bench: one run length gives score@k and per-task, not the allocations.
+	for i := range d.Runs {
+		d.Runs[i].Benchmark = "re-bench"
+	}
+	figs, _ = autoConfig(d, func(p string) string { return p }, "")
+	var got []string
+	for _, f := range figs {
+		got = append(got, f.id+":"+f.typ)
+	}
+	if strings.Join(got, " ") != "scoreatk_30min:scoreatk per_task:per-task" {
+		t.Errorf("figures %v", got)
+	}
+}
