@@ -100,7 +100,7 @@ func studyStyles(cfg *Config, ds *ingest.Dataset) figures.StyleMap {
 
 // AgentStyles maps the agents of ds (humans: those with a run of kind
 // human) to one style each, figures.NewStyleMap, with colors (agent →
-// #RRGGBB, already checked) over them; rdeval report uses it too, so an
+// #RRGGBB, already checked) over them; rdeval cost --figure uses it too, so an
 // agent has one colour in every figure of a study.
 func AgentStyles(ds *ingest.Dataset, colors map[string]string) figures.StyleMap {
 	human := map[string]bool{}
