@@ -102,7 +102,7 @@ func TestReportInputsDemoFiles(t *testing.T) {
 	}
 	figs := []string{"scoreatk_30min", "scoreatk_2h", "scoreatk_8h", "allocation", "allocation_8h", "per_task", "curves",
 		"success_final", "success_exec", "errors", "gold_lines", "forest", "horizon_fit", "horizon_trend", "cost_hcast", "cost_re-bench"}
-	tables := []string{"table-scoreatk", "table-allocation", "table-success", "table-regression", "table-horizons"}
+	tables := []string{"table-scoreatk", "table-allocation", "table-cost", "table-success", "table-regression", "table-horizons"}
 	page := checkReportPage(t, out, figs, tables, []string{"figure success (recall): no RExBench run has file_recall"})
 	if !strings.Contains(page, "Doubling time") {
 		t.Errorf("no doubling time with --release-dates")
@@ -160,7 +160,7 @@ func TestReportInputsLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkReportPage(t, out, []string{"scoreatk_30min", "per_task", "success_final", "success_exec", "errors", "horizon_fit", "cost"},
-		[]string{"table-scoreatk", "table-allocation", "table-success", "table-horizons"},
+		[]string{"table-scoreatk", "table-allocation", "table-cost", "table-success", "table-horizons"},
 		[]string{
 			"table regression (regression.csv): no gold lines changed for the RExBench tasks",
 			"figure allocation: one agent run length (30 min): an allocation compares several",

@@ -69,6 +69,11 @@ func headlines(ds *ingest.Dataset, s headlineSettings) ([]headline, []string) {
 	if rb := study.BenchmarkRuns(ds, "re-bench", true); len(rb.Runs) > 0 {
 		add(scoreAtKHeadline(rb, s, pct))
 		add(allocationHeadline(rb, s, pct))
+		if hasAgentCosts(rb) {
+			add(costHeadline(rb, s, pct))
+		} else {
+			leftOut = append(leftOut, "table cost (cost.csv): no RE-Bench agent run has cost_usd (METR's dollar_equivalent)")
+		}
 	} else {
 		leftOut = append(leftOut, "tables score@k (scoreatk.csv) and agents and humans by budget (allocation.csv): no RE-Bench runs (benchmark re-bench)")
 	}
@@ -95,6 +100,44 @@ func headlines(ds *ingest.Dataset, s headlineSettings) ([]headline, []string) {
 		leftOut = append(leftOut, "table time horizons (horizons.csv): no agent runs with human_minutes")
 	}
 	return out, leftOut
+}
+
+// hasAgentCosts: some run not of kind human has cost_usd.
+func hasAgentCosts(ds *ingest.Dataset) bool {
+	for i := range ds.Runs {
+		if ds.Runs[i].CostUSD.Valid && ds.Runs[i].Kind != "human" {
+			return true
+		}
+	}
+	return false
+}
+
+// costHeadline is RE-Bench Fig. 8's comparison as a table: per agent and
+// run length, mean cost per run, mean score and cost per unit of score
+// with intervals, and whether the group is on the cost–score Pareto
+// frontier (rdeval cost's defaults).
+func costHeadline(ds *ingest.Dataset, s headlineSettings, pct string) (headline, error) {
+	h := headline{id: "table-cost", file: "cost.csv", title: "Cost and score by agent and run length (RE-Bench Fig. 8)",
+		note:   "Means over tasks of each task's mean over its runs; cost in US dollars per run; " + pct + ", runs resampled within tasks. Pareto: not dominated in (mean cost, mean score). cost.csv has tokens, success rate and cost per success too.",
+		header: []string{"agent", "run length", "runs", "mean cost [CI]", "mean score [CI]", "cost per unit score [CI]", "Pareto"}}
+	res, err := study.Cost(ds, study.CostParams{By: []string{"agent", "time_limit_s"}, Boot: s.boot, Seed: s.seed, CI: s.ci})
+	h.warnings = append(h.warnings, errStrings(res.Warnings)...)
+	if err != nil {
+		return h, err
+	}
+	for _, g := range res.Groups {
+		e, lo, hi := g.Summary.Est, g.Summary.Lo, g.Summary.Hi
+		length := figconfig.DurationLabel(g.Key[1])
+		pareto := ""
+		if g.Pareto {
+			pareto = "yes"
+		}
+		h.rows = append(h.rows, []string{g.Key[0], length, strconv.Itoa(g.Summary.Runs),
+			est(e.MeanCost, lo.MeanCost, hi.MeanCost), est(e.MeanScore, lo.MeanScore, hi.MeanScore),
+			est(e.CostPerScore, lo.CostPerScore, hi.CostPerScore), pareto})
+	}
+	h.csv = res.Table()
+	return h, nil
 }
 
 func hasHumanMinutes(ds *ingest.Dataset) bool {

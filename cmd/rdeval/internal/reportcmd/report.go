@@ -52,6 +52,8 @@ The demo report (and every --config report) holds:
   scoreatk.csv            score@k per agent × run length with bootstrap CIs (RE-Bench runs)
   allocation.csv          score@k of every allocation of each total budget, best marked,
                           agents and humans (RE-Bench Fig. 2)
+  cost.csv                mean cost, tokens, score, success and cost per success or unit of score
+                          per agent × run length with CIs, and the Pareto frontier (RE-Bench Fig. 8)
   success.csv             RExBench final/execution success and file recall per agent × hint level
   regression.csv          logistic GLM of final success on hint level and gold lines changed
   horizons.csv            p50/p80 time horizons per agent with CIs (the page adds the doubling time)

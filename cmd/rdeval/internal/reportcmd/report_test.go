@@ -132,6 +132,7 @@ func TestReportDemo(t *testing.T) {
 	for _, h := range []struct{ id, csv, cell string }{
 		{"table-scoreatk", "scoreatk.csv", "score@k [CI]"},
 		{"table-allocation", "allocation.csv", "32 h"},
+		{"table-cost", "cost.csv", "cost per unit score [CI]"},
 		{"table-success", "success.csv", "final success [CI]"},
 		{"table-regression", "regression.csv", "scale(gold_lines_changed)"},
 		{"table-horizons", "horizons.csv", "Doubling time"},
