@@ -106,7 +106,7 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		}
 		bc.Offset = width * vg.Length(float64(li)-float64(float64(len(levels)-1)/2))
 		p.Add(bc)
-		p.Legend.Add(level, bc)
+		addEntry(p, level, bc)
 		if hasOpen {
 			anyPartial = true
 			ob := &openBars{vals: open, width: width, offset: bc.Offset,
@@ -121,7 +121,7 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		}
 	}
 	if anyPartial {
-		p.Legend.Add(PartialBarLabel, openBarThumb{})
+		addEntry(p, PartialBarLabel, openBarThumb{})
 	}
 	names := append([]string(nil), groups...)
 	p.NominalX(names...)

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -53,7 +54,7 @@ var otherGrey = color.Gray{Y: 0x99}
 func HorizonTrendFigure(title, yLabel string, points []HorizonPoint, trend *Trend) (*plot.Plot, error) {
 	p := NewPlot(title, "Release date", yLabel)
 	AddGrid(p)
-	p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01", Time: plot.UTCUnixTime}
+	p.X.Tick.Marker = dateTicks{}
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = horizonTicks{}
 
@@ -166,15 +167,8 @@ func HorizonTrendFigure(title, yLabel string, points []HorizonPoint, trend *Tren
 		p.Add(sc)
 		p.Legend.Add(s.name, sc)
 	}
-	lab, err := plotter.NewLabels(labels)
-	if err != nil {
-		return nil, err
-	}
-	for i := range lab.TextStyle {
-		lab.TextStyle[i].Font = font.From(Font, TickSize)
-	}
-	lab.Offset = vg.Point{X: vg.Points(3), Y: vg.Points(2)}
-	p.Add(unboxedLabels{lab})
+	p.Add(&pointLabels{xys: labels.XYs, labels: labels.Labels,
+		style: text.Style{Font: font.From(Font, TickSize), Handler: p.Title.TextStyle.Handler}})
 	if xmin == xmax {
 		xmin, xmax = xmin-30*86400, xmax+30*86400 // one date: a month either side
 	}
@@ -216,12 +210,64 @@ func (horizonTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// unboxedLabels draws labels without reporting their glyph boxes, which
-// would make gonum/plot shrink the data area to fit every label's text
-// inside it; HorizonTrendFigure leaves room on the right and at the top
-// instead.
-type unboxedLabels struct{ l *plotter.Labels }
+// pointLabels labels points without reporting the labels' glyph boxes,
+// which would make gonum/plot shrink the data area to fit every label's
+// text inside it; HorizonTrendFigure leaves room on the right and at the
+// top instead. Each label goes to the first place, of right above its
+// point, left above, right below and left below, where it stays inside the
+// data area and covers neither an earlier label nor a point; when none
+// does, the first inside the data area, else right above.
+type pointLabels struct {
+	xys    plotter.XYs
+	labels []string
+	style  text.Style
+}
 
-func (u unboxedLabels) Plot(c draw.Canvas, p *plot.Plot) { u.l.Plot(c, p) }
+func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	const dx, dy = vg.Length(3), vg.Length(2)
+	r := vg.Points(2.2) // the points' radius
+	var points, placed []vg.Rectangle
+	for _, xy := range l.xys {
+		x, y := trX(xy.X), trY(xy.Y)
+		points = append(points, vg.Rectangle{Min: vg.Point{X: x - r, Y: y - r}, Max: vg.Point{X: x + r, Y: y + r}})
+	}
+	overlaps := func(a vg.Rectangle, bs []vg.Rectangle) bool {
+		for _, b := range bs {
+			if a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y {
+				return true
+			}
+		}
+		return false
+	}
+	for i, xy := range l.xys {
+		x, y := trX(xy.X), trY(xy.Y)
+		w, h := l.style.Width(l.labels[i]), l.style.Height(l.labels[i])
+		var boxes []vg.Rectangle
+		for _, cand := range [][2]vg.Length{{x + dx, y + dy}, {x - dx - w, y + dy}, {x + dx, y - dy - h}, {x - dx - w, y - dy - h}} {
+			boxes = append(boxes, vg.Rectangle{Min: vg.Point{X: cand[0], Y: cand[1]}, Max: vg.Point{X: cand[0] + w, Y: cand[1] + h}})
+		}
+		inside := func(b vg.Rectangle) bool {
+			return b.Min.X >= c.Min.X && b.Max.X <= c.Max.X && b.Min.Y >= c.Min.Y && b.Max.Y <= c.Max.Y
+		}
+		pick := -1
+		for j, b := range boxes {
+			if inside(b) && !overlaps(b, placed) && !overlaps(b, points) {
+				pick = j
+				break
+			}
+		}
+		for j, b := range boxes {
+			if pick < 0 && inside(b) {
+				pick = j
+			}
+		}
+		pick = max(pick, 0)
+		b := boxes[pick]
+		placed = append(placed, b)
+		// The box's bottom is the text's descent below its baseline.
+		c.FillText(l.style, vg.Point{X: b.Min.X, Y: b.Min.Y + l.style.FontExtents().Descent}, l.labels[i])
+	}
+}
 
-func (u unboxedLabels) DataRange() (xmin, xmax, ymin, ymax float64) { return u.l.DataRange() }
+func (l *pointLabels) DataRange() (xmin, xmax, ymin, ymax float64) { return plotter.XYRange(l.xys) }

@@ -24,7 +24,10 @@ type avoidSet struct {
 	lines  []plotter.XYs    // polylines (each point and segment)
 	bands  [][2]plotter.XYs // upper and lower bounds at the same x, in order
 	hlines []float64        // horizontal lines across the data area
-	series int              // legend entries of series (LinePlot)
+	// refWidth is the room AddRefLines's labels take right of the data
+	// area, where an outside legend must not go.
+	refWidth vg.Length
+	series   int // legend entries of series (LinePlot)
 	// entries are the legend's entries as LinePlot added them, so that
 	// Draw can set them in columns below the plot.
 	entries []legendEntry

@@ -154,7 +154,7 @@ func LogisticFigure(title, xLabel, yLabel string, curves []LogisticCurve, log2x 
 			}
 		}
 		if len(thumbs) > 0 {
-			p.Legend.Add(c.Label, thumbs...)
+			addEntry(p, c.Label, thumbs...)
 		}
 	}
 	p.X.Min, p.X.Max = xmin, xmax

@@ -51,7 +51,7 @@ func StackedBars(title, yLabel string, groups, categories []string, counts [][]f
 		}
 		below = bc
 		p.Add(bc)
-		p.Legend.Add(cat, bc)
+		addEntry(p, cat, bc)
 	}
 	p.NominalX(groups...)
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5

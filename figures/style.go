@@ -314,10 +314,11 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 	// A legend without entries draws nothing; p.Legend keeps the entries.
 	q.Legend = plot.NewLegend()
 	leg := p.Legend
+	xTicks := p.X.Tick.Marker
 
 	size := legendSize(&leg)
 	if size.X <= 0 || size.Y <= 0 {
-		q.Draw(c)
+		q.Draw(fitXTicks(&q, xTicks, c))
 		return
 	}
 
@@ -329,7 +330,7 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 			leg.Top, leg.Left = top, left
 			leg.XOffs, leg.YOffs = 0, 0
 		case len(a.entries) > 0 && 3*(LegendGap+size.X+LegendPadding) > c.Size().X:
-			drawLegendBelow(&q, &leg, a.entries, c)
+			drawLegendBelow(&q, xTicks, &leg, a.entries, c)
 			return
 		default:
 			leg.Top, leg.Left = true, false
@@ -339,9 +340,21 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 	if isOutside(&leg) {
 		// LegendPadding keeps the text off the right edge of c.
 		room := leg.XOffs + size.X + LegendPadding
+		// A legend that would take more than a third of the width (a
+		// one-column figure, long names) goes below the plot instead.
+		if a := lookupAvoid(p); a != nil && len(a.entries) > 0 && 3*(room+a.refWidth) > c.Size().X {
+			drawLegendBelow(&q, xTicks, &leg, a.entries, c)
+			return
+		}
 		area := draw.Crop(c, 0, -room, 0, 0)
+		area = fitXTicks(&q, xTicks, area)
 		q.Draw(area)
 		dc := q.DataCanvas(area)
+		// Reference-line labels sit right of the data area: the legend
+		// goes right of them.
+		if a := lookupAvoid(p); a != nil {
+			dc.Max.X += a.refWidth
+		}
 		// Legend.Draw puts a top-anchored legend one font descent below the
 		// top of its canvas; raise the canvas so the first entry lines up
 		// with the top of the data area.
@@ -356,8 +369,9 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 		return
 	}
 
-	q.Draw(c)
-	dc := q.DataCanvas(c)
+	area := fitXTicks(&q, xTicks, c)
+	q.Draw(area)
+	dc := q.DataCanvas(area)
 
 	// The box holds the entries plus LegendPadding all round.
 	w := size.X + 2*LegendPadding
@@ -399,7 +413,7 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 // of the data area and the right edge of c, LegendGap apart and below the
 // x axis: a legend that would take more than a third of the width to the
 // right of the data leaves the data the whole width instead.
-func drawLegendBelow(q *plot.Plot, style *plot.Legend, entries []legendEntry, c draw.Canvas) {
+func drawLegendBelow(q *plot.Plot, xTicks plot.Ticker, style *plot.Legend, entries []legendEntry, c draw.Canvas) {
 	column := func(es []legendEntry) *plot.Legend {
 		l := plot.NewLegend()
 		l.TextStyle, l.ThumbnailWidth, l.Padding = style.TextStyle, style.ThumbnailWidth, style.Padding
@@ -427,6 +441,7 @@ func drawLegendBelow(q *plot.Plot, style *plot.Legend, entries []legendEntry, c 
 		height = max(height, legendSize(l).Y)
 	}
 	area := draw.Crop(c, 0, 0, height+LegendGap, 0)
+	area = fitXTicks(q, xTicks, area)
 	q.Draw(area)
 	dc = q.DataCanvas(area)
 	x := dc.Min.X
