@@ -61,11 +61,14 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 		return p, nil
 	}
-	// A group's bars take 48 pt, or less where many groups share a
-	// two-column figure (14 agents): 80% of a group's slot, estimated as
-	// the figure's width less the axis and the legend.
+	// A group's bars take 48 pt, or less where many groups share the
+	// figure (14 agents, or a one-column figure): 80% of a group's slot.
+	// The slot is known when the plot is drawn (barLayout); until then it
+	// is estimated as a two-column figure's width less the axis and the
+	// legend.
+	lay := &barLayout{levels: len(levels)}
 	slot := (TwoColumn - vg.Points(180)) / vg.Length(len(groups))
-	width := min(vg.Points(48), slot*0.8) / vg.Length(max(1, len(levels)))
+	width := lay.width(slot)
 	anyPartial := false
 	for li, level := range levels {
 		vals := make(plotter.Values, len(groups))
@@ -105,11 +108,11 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 			barStyle(bc, *st)
 		}
 		bc.Offset = width * vg.Length(float64(li)-float64(float64(len(levels)-1)/2))
-		p.Add(bc)
+		p.Add(fitBar{bc: bc, lay: lay, li: li})
 		addEntry(p, level, bc)
 		if hasOpen {
 			anyPartial = true
-			ob := &openBars{vals: open, width: width, offset: bc.Offset,
+			ob := &openBars{vals: open, width: width, offset: bc.Offset, lay: lay, li: li,
 				style: draw.LineStyle{Color: nrgba(bc.Color), Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1)}}}
 			if bc.LineStyle.Width > 0 {
 				ob.style.Color = bc.LineStyle.Color
@@ -117,7 +120,7 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 			p.Add(ob)
 		}
 		if len(errs) > 0 {
-			p.Add(&errorBars{xys: errs, errs: yerr, offset: bc.Offset, capHalf: min(vg.Points(2), width*0.35)})
+			p.Add(&errorBars{xys: errs, errs: yerr, offset: bc.Offset, capHalf: min(vg.Points(2), width*0.35), lay: lay, li: li})
 		}
 	}
 	if anyPartial {
@@ -125,21 +128,9 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	}
 	names := append([]string(nil), groups...)
 	p.NominalX(names...)
-	// Many groups or long names (14 agents): turn the labels when the
-	// longest would not fit its slot, by 30°, or 60° when turned labels
-	// of that many lines would still run into each other.
-	lines := 1
-	wide := false
-	for _, n := range names {
-		lines = max(lines, strings.Count(n, "\n")+1)
-		wide = wide || p.X.Tick.Label.Width(n) > slot*0.9
-	}
-	if wide {
-		RotateXLabels(p)
-		if h := p.X.Tick.Label.Height("X") * vg.Length(lines); slot*0.5 < h*1.1 {
-			p.X.Tick.Label.Rotation = math.Pi / 3
-		}
-	}
+	lay.names = names
+	lay.turnLabels(&p.X, slot)
+	avoidFor(p).bars = lay
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5 // half a slot of margin on each side
 	LegendOutside(p)
 	if p.Y.Min > 0 {
@@ -147,6 +138,71 @@ func GroupedBars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	}
 	return p, nil
 }
+
+// barLayout is the width of GroupedBars' bars and the turn of its group
+// names, from the width of a group's slot on the canvas, which Draw knows
+// (a one-column figure's slot is half a two-column one's).
+type barLayout struct {
+	levels int
+	names  []string // the groups
+}
+
+// width is each bar's width: the level's bars take 80% of the slot, at
+// most 48 pt.
+func (l *barLayout) width(slot vg.Length) vg.Length {
+	return roundPt(min(vg.Points(48), slot*0.8) / vg.Length(max(1, l.levels)))
+}
+
+// offset is the canvas offset of level li's bars from the group's centre.
+func (l *barLayout) offset(li int, width vg.Length) vg.Length {
+	return width * vg.Length(float64(li)-float64(l.levels-1)/2)
+}
+
+// slot is the width of a group's slot on data canvas c (the x axis runs
+// from half a slot before the first group to half a slot after the last).
+func (l *barLayout) slot(c draw.Canvas) vg.Length {
+	return (c.Max.X - c.Min.X) / vg.Length(max(1, len(l.names)))
+}
+
+// turnLabels turns a's group names when the longest would not fit its
+// slot, by 30°, or 60° when turned labels of that many lines would still
+// run into each other (many groups or long names: 14 agents, a
+// one-column figure), and sets them straight otherwise.
+func (l *barLayout) turnLabels(a *plot.Axis, slot vg.Length) {
+	lines := 1
+	wide := false
+	for _, n := range l.names {
+		lines = max(lines, strings.Count(n, "\n")+1)
+		wide = wide || a.Tick.Label.Width(n) > slot*0.9
+	}
+	if !wide {
+		a.Tick.Label.Rotation = 0
+		a.Tick.Label.XAlign, a.Tick.Label.YAlign = draw.XCenter, draw.YTop
+		return
+	}
+	a.Tick.Label.Rotation = math.Pi / 6
+	a.Tick.Label.XAlign, a.Tick.Label.YAlign = draw.XRight, draw.YTop
+	if h := a.Tick.Label.Height("X") * vg.Length(lines); slot*0.5 < h*1.1 {
+		a.Tick.Label.Rotation = math.Pi / 3
+	}
+}
+
+// fitBar draws a BarChart at the width and offset its layout gives for
+// the canvas; the chart itself is left as it is.
+type fitBar struct {
+	bc  *plotter.BarChart
+	lay *barLayout
+	li  int
+}
+
+func (f fitBar) Plot(c draw.Canvas, plt *plot.Plot) {
+	b := *f.bc
+	b.Width = f.lay.width(f.lay.slot(c))
+	b.Offset = f.lay.offset(f.li, b.Width)
+	b.Plot(c, plt)
+}
+
+func (f fitBar) DataRange() (xmin, xmax, ymin, ymax float64) { return f.bc.DataRange() }
 
 // PartialBarLabel is the legend entry of Bar.Partial bars.
 const PartialBarLabel = "dashed open: fewer tasks"
@@ -157,17 +213,24 @@ type openBars struct {
 	vals          []float64
 	width, offset vg.Length
 	style         draw.LineStyle
+	lay           *barLayout // nil: width and offset as they are
+	li            int
 }
 
 func (o *openBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
+	width, offset := o.width, o.offset
+	if o.lay != nil {
+		width = o.lay.width(o.lay.slot(c))
+		offset = o.lay.offset(o.li, width)
+	}
 	for i, v := range o.vals {
 		if !finite(v) {
 			continue
 		}
-		x := trX(float64(i)) + o.offset
+		x := trX(float64(i)) + offset
 		y0, y1 := trY(0), trY(v)
-		l, r := x-o.width/2, x+o.width/2
+		l, r := x-width/2, x+width/2
 		c.StrokeLines(o.style, []vg.Point{{X: l, Y: y0}, {X: l, Y: y1}, {X: r, Y: y1}, {X: r, Y: y0}})
 	}
 }
@@ -228,6 +291,10 @@ type errorBars struct {
 	// narrow caps so that neighbours' caps do not touch.
 	capHalf vg.Length
 	color   color.Color // nil: black
+	// lay, when not nil, gives offset and capHalf for the canvas, as it
+	// gives level li's bars their width.
+	lay *barLayout
+	li  int
 }
 
 func (e *errorBars) Plot(c draw.Canvas, plt *plot.Plot) {
@@ -237,12 +304,16 @@ func (e *errorBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	if e.color != nil {
 		ls.Color = e.color
 	}
-	cap := vg.Points(2)
+	cap, offset := vg.Points(2), e.offset
 	if e.capHalf > 0 {
 		cap = e.capHalf
 	}
+	if e.lay != nil {
+		w := e.lay.width(e.lay.slot(c))
+		cap, offset = min(vg.Points(2), w*0.35), e.lay.offset(e.li, w)
+	}
 	for i, pt := range e.xys {
-		x := trX(pt.X) + e.offset
+		x := trX(pt.X) + offset
 		lo, hi := trY(e.errs[i][0]), trY(e.errs[i][1])
 		c.StrokeLine2(ls, x, lo, x, hi)
 		c.StrokeLine2(ls, x-cap, lo, x+cap, lo)

@@ -27,7 +27,10 @@ type avoidSet struct {
 	// refWidth is the room AddRefLines's labels take right of the data
 	// area, where an outside legend must not go.
 	refWidth vg.Length
-	series   int // legend entries of series (LinePlot)
+	// bars is GroupedBars' layout, whose labels Draw turns for the
+	// figure's width.
+	bars   *barLayout
+	series int // legend entries of series (LinePlot)
 	// entries are the legend's entries as LinePlot added them, so that
 	// Draw can set them in columns below the plot.
 	entries []legendEntry

@@ -54,6 +54,9 @@ func StackedBars(title, yLabel string, groups, categories []string, counts [][]f
 		addEntry(p, cat, bc)
 	}
 	p.NominalX(groups...)
+	// Draw turns the group names where they would not fit their slots
+	// (a one-column figure).
+	avoidFor(p).bars = &barLayout{levels: 1, names: append([]string(nil), groups...)}
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
 	p.Y.Min = 0
 	LegendOutside(p)

@@ -317,6 +317,15 @@ func Draw(p *plot.Plot, c draw.Canvas) {
 	xTicks := p.X.Tick.Marker
 
 	size := legendSize(&leg)
+	if a := lookupAvoid(p); a != nil && a.bars != nil {
+		// Turn the group names for this width, the data area measured
+		// less an outside legend.
+		area := c
+		if isOutside(&leg) && 3*(leg.XOffs+size.X+LegendPadding) <= c.Size().X {
+			area = draw.Crop(c, 0, -(leg.XOffs + size.X + LegendPadding), 0, 0)
+		}
+		a.bars.turnLabels(&q.X, a.bars.slot(q.DataCanvas(area)))
+	}
 	if size.X <= 0 || size.Y <= 0 {
 		q.Draw(fitXTicks(&q, xTicks, c))
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -293,6 +294,69 @@ func TestOutsideLegendBelowWhenNarrow(t *testing.T) {
 			if below := e.y < axis.y; below != c.below {
 				t.Errorf("width %v: %q at %v, below the axis label (y %v): %v, want %v", c.w, cv.Label, e, axis.y, below, c.below)
 			}
+		}
+	}
+}
+
+// TestGroupedBarsFitWidth (issue 24): six groups of three bars drawn one
+// column wide; the bars used to keep their two-column width and ran into
+// the next group's. No two bars overlap, at either width, and the group
+// names are turned one column wide and straight two columns wide.
+func TestGroupedBarsFitWidth(t *testing.T) {
+	var bars []Bar
+	for _, g := range []string{"aider\nmodel-a", "aider\nmodel-b", "aider\nmodel-c", "openhands\nmodel-a", "openhands\nmodel-b", "openhands\nmodel-c"} {
+		for i, l := range []string{"No hints", "Hints", "Detailed hints"} {
+			bars = append(bars, Bar{Group: g, Level: l, Value: 0.2 + 0.1*float64(i), Lo: 0.1, Hi: 0.5})
+		}
+	}
+	re := regexp.MustCompile(`<path d="M([-0-9.e]+),([-0-9.e]+)L([-0-9.e]+),([-0-9.e]+)L([-0-9.e]+),([-0-9.e]+)L([-0-9.e]+),([-0-9.e]+)Z" style="fill:#`)
+	for _, c := range []struct {
+		w      vg.Length
+		turned bool
+	}{{OneColumn, true}, {TwoColumn, false}} {
+		p, err := SuccessBars("Final success", bars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Save(p, c.w, Height(c.w), "svg", &buf); err != nil {
+			t.Fatal(err)
+		}
+		type span struct{ x0, x1, y0 float64 }
+		var spans []span
+		count := map[float64]int{}
+		for _, m := range re.FindAllStringSubmatch(buf.String(), -1) {
+			var v [8]float64
+			for i := range v {
+				v[i], _ = strconv.ParseFloat(m[i+1], 64)
+			}
+			s := span{math.Min(v[0], v[4]), math.Max(v[0], v[4]), math.Min(v[1], v[3])}
+			spans = append(spans, s)
+			count[s.y0]++
+		}
+		base, most := 0.0, 0 // the bars' common baseline (legend thumbnails lie elsewhere)
+		for y, n := range count {
+			if n > most || n == most && y < base {
+				base, most = y, n
+			}
+		}
+		var xs []span
+		for _, s := range spans {
+			if s.y0 == base {
+				xs = append(xs, s)
+			}
+		}
+		if len(xs) != len(bars) {
+			t.Fatalf("width %v: %d bars on the baseline, want %d", c.w, len(xs), len(bars))
+		}
+		sort.Slice(xs, func(i, j int) bool { return xs[i].x0 < xs[j].x0 })
+		for i := 1; i < len(xs); i++ {
+			if xs[i].x0 < xs[i-1].x1-0.01 {
+				t.Errorf("width %v: bar %d (x %.2f–%.2f) overlaps bar %d (x %.2f–%.2f)", c.w, i, xs[i].x0, xs[i].x1, i-1, xs[i-1].x0, xs[i-1].x1)
+			}
+		}
+		if turned := strings.Contains(buf.String(), "rotate(60") || strings.Contains(buf.String(), "rotate(30"); turned != c.turned {
+			t.Errorf("width %v: group names turned %v, want %v", c.w, turned, c.turned)
 		}
 	}
 }
