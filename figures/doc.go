@@ -71,11 +71,20 @@
 //     dotted; in bars tinted, then open), humans HumanColor (dark grey);
 //     the palette has no yellow.
 //   - Legends go to a corner of the data area where they cover no data,
-//     else outside (Draw): to the right, or, for a line figure whose legend
-//     would take over a third of the width there, in columns below the x
-//     axis; bar and logistic figures put theirs to the right of the data;
-//     grouped bars narrow and turn their labels for
-//     many groups (14 agents).
+//     else outside (Draw): to the right, or, where a legend would take
+//     over a third of the width there (a one-column figure, long names),
+//     in columns below the x axis; bar and logistic figures put theirs to
+//     the right of the data when it fits.
+//   - Grouped bars take their width from the slot each group has on the
+//     canvas, and Draw turns bar charts' group names (30° or 60°) where
+//     they would not fit it: 14 agents, or a one-column figure.
+//   - No label on the data: reference lines' labels (AddRefLines, human
+//     percentiles) sit right of the data area; the horizon trend's point
+//     labels go where they cover no other label or point.
+//   - x tick labels fit: Draw keeps every n-th label where neighbours would
+//     run together (a log2 axis one column wide) and keeps the first and
+//     last 3 pt inside the figure; release dates are marked at firsts of
+//     months or years (2024-01, 2024-07 or 2024, 2025).
 //   - DisplayName gives RE-Bench task ids and RExBench hint levels readable
 //     names (rdeval figures' config names override it).
 //
