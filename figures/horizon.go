@@ -167,7 +167,7 @@ func HorizonTrendFigure(title, yLabel string, points []HorizonPoint, trend *Tren
 		p.Add(sc)
 		p.Legend.Add(s.name, sc)
 	}
-	p.Add(&pointLabels{xys: labels.XYs, labels: labels.Labels,
+	p.Add(&pointLabels{xys: labels.XYs, labels: labels.Labels, bars: errXY, barErrs: errs,
 		style: text.Style{Font: font.From(Font, TickSize), Handler: p.Title.TextStyle.Handler}})
 	if xmin == xmax {
 		xmin, xmax = xmin-30*86400, xmax+30*86400 // one date: a month either side
@@ -215,12 +215,15 @@ func (horizonTicks) Ticks(min, max float64) []plot.Tick {
 // text inside it; HorizonTrendFigure leaves room on the right and at the
 // top instead. Each label goes to the first place, of right above its
 // point, left above, right below and left below, where it stays inside the
-// data area and covers neither an earlier label nor a point; when none
-// does, the first inside the data area, else right above.
+// data area and covers neither an earlier label, a point nor an error
+// bar; else the first that covers no label or point; else the first
+// inside the data area; else right above.
 type pointLabels struct {
-	xys    plotter.XYs
-	labels []string
-	style  text.Style
+	xys     plotter.XYs
+	labels  []string
+	bars    plotter.XYs  // error bars' x (and point)
+	barErrs [][2]float64 // their [lo, hi]
+	style   text.Style
 }
 
 func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
@@ -231,6 +234,12 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	for _, xy := range l.xys {
 		x, y := trX(xy.X), trY(xy.Y)
 		points = append(points, vg.Rectangle{Min: vg.Point{X: x - r, Y: y - r}, Max: vg.Point{X: x + r, Y: y + r}})
+	}
+	var bars []vg.Rectangle
+	for i, xy := range l.bars {
+		x := trX(xy.X)
+		lo, hi := trY(l.barErrs[i][0]), trY(l.barErrs[i][1])
+		bars = append(bars, vg.Rectangle{Min: vg.Point{X: x - 2, Y: min(lo, hi)}, Max: vg.Point{X: x + 2, Y: max(lo, hi)}})
 	}
 	overlaps := func(a vg.Rectangle, bs []vg.Rectangle) bool {
 		for _, b := range bs {
@@ -252,9 +261,14 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		pick := -1
 		for j, b := range boxes {
-			if inside(b) && !overlaps(b, placed) && !overlaps(b, points) {
+			if inside(b) && !overlaps(b, placed) && !overlaps(b, points) && !overlaps(b, bars) {
 				pick = j
 				break
+			}
+		}
+		for j, b := range boxes {
+			if pick < 0 && inside(b) && !overlaps(b, placed) && !overlaps(b, points) {
+				pick = j
 			}
 		}
 		for j, b := range boxes {
