@@ -37,6 +37,7 @@ cmds=(
   "curves --demo --grid 30m,2h,8h --format json"
   "audit examples/demo-claims.yaml --demo --format json"
   "success --demo --where benchmark=rexbench --ablation --format json"
+  "allocation --demo --where benchmark=re-bench --boot 2000 --seed 1 --format json"
   "cost --demo --where benchmark=re-bench --boot 2000 --seed 1 --format json"
   "cost --demo --where benchmark=re-bench --boot 2000 --seed 1 --boot-unit tasks --format csv"
   "scoreatk --demo --where benchmark=re-bench --k 1,4,16 --seed 1 --format json --interval bca"

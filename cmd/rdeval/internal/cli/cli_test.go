@@ -203,6 +203,13 @@ func TestQuiet(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Errorf("--quiet ingest: exit %d, stderr %q", code, stderr)
 	}
+	// normalize's count line is an Infof: printed, and dropped under -q.
+	if code, _, stderr := run(t, "normalize", "runs.jsonl"); code != 0 || !strings.Contains(stderr, " from score logs, ") {
+		t.Errorf("normalize: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := run(t, "normalize", "runs.jsonl", "-q"); code != 0 || stderr != "" {
+		t.Errorf("normalize -q: exit %d, stderr %q", code, stderr)
+	}
 	code, _, stderr = run(t, "ingest", "missing.jsonl", "-o", "out2", "-q")
 	if code != 2 || !strings.Contains(stderr, "missing.jsonl") {
 		t.Errorf("--quiet error: exit %d, stderr %q", code, stderr)

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -60,6 +63,73 @@ func TestCLIDocs(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(docsDir, name))
 		if err != nil || !bytes.Equal(got, b) {
 			t.Errorf("docs/cli/%s is stale: run go test ./cmd/rdeval/internal/cli -run CLIDocs -update", name)
+		}
+	}
+}
+
+// TestSeededCommandsDocumented: bench/xarch.sh compares the bytes of every
+// command that takes --seed on the demo study (so it checks them without
+// ../shared/anchors too), and README.md and docs/reproducibility.md name
+// those commands and count the script's runs as it has them.
+func TestSeededCommandsDocumented(t *testing.T) {
+	io, _, _ := iostreams.Test()
+	var seeded []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("seed") != nil {
+			seeded = append(seeded, strings.TrimPrefix(c.CommandPath(), "rdeval "))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRoot(io, "test", nil))
+	sort.Strings(seeded)
+	script, err := os.ReadFile("../../../../bench/xarch.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The demo runs are the lines of cmds=( … ), METR's those of cmds+=( … ).
+	block := func(open string) []string {
+		s := string(script)
+		i := strings.Index(s, open)
+		if i < 0 {
+			t.Fatalf("bench/xarch.sh has no %q", open)
+		}
+		s = s[i+len(open):]
+		var runs []string
+		for _, l := range strings.Split(s, "\n") {
+			switch l = strings.TrimSpace(l); l {
+			case ")":
+				return runs
+			case "":
+			default:
+				runs = append(runs, strings.Trim(l, `"`))
+			}
+		}
+		t.Fatalf("bench/xarch.sh: %q has no closing )", open)
+		return nil
+	}
+	demo, metr := block("cmds=(\n"), block("cmds+=(\n")
+	for _, c := range seeded {
+		if !slices.ContainsFunc(demo, func(r string) bool { return strings.HasPrefix(r, c+" ") }) {
+			t.Errorf("bench/xarch.sh runs no %q on the demo study", c)
+		}
+	}
+	want := []string{
+		fmt.Sprintf("the %d commands that take `--seed` (%s)", len(seeded), strings.Join(seeded, ", ")),
+		fmt.Sprintf("%d runs on the demo study and %d more on METR's", len(demo), len(metr)),
+	}
+	for _, doc := range []string{"../../../../README.md", "../../../../docs/reproducibility.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(b)), " ")
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s does not say %q", doc, w)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package costcmd
 
 import (
 	"fmt"
+
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/figconfig"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
@@ -14,14 +15,12 @@ import (
 
 // Options are the parsed flags of `rdeval cost`.
 type Options struct {
-	IO         *iostreams.IO
-	Inputs     []string
-	Input      cmdutil.InputFlags
-	Format     string
-	By         []string
-	Boot       int
-	Seed       uint64
-	CI         float64
+	IO     *iostreams.IO
+	Inputs []string
+	Input  cmdutil.InputFlags
+	Format string
+	By     []string
+	cmdutil.Bootstrap
 	BootUnit   string // runs or tasks
 	FrontierOn string // score, success or "" (score when there are scores)
 	NoHumans   bool
@@ -77,17 +76,8 @@ writes +Inf and NaN as null; latex is a booktabs table for the paper.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
-			if opts.Boot < 0 {
-				return cmdutil.Usagef("--boot %d: want 0 (no interval) or more replicates", opts.Boot)
-			}
-			if !(opts.CI > 0 && opts.CI < 1) {
-				return cmdutil.Usagef("--ci %v: want a level between 0 and 1, e.g. 0.95", opts.CI)
-			}
-			if opts.BootUnit != "runs" && opts.BootUnit != "tasks" {
-				return cmdutil.Usagef("--boot-unit %q: want runs or tasks", opts.BootUnit)
-			}
-			if f := opts.FrontierOn; f != "" && f != "score" && f != "success" {
-				return cmdutil.Usagef("--frontier-on %q: want score or success", f)
+			if err := opts.Bootstrap.Check(); err != nil {
+				return err
 			}
 			for _, b := range opts.By {
 				if !ingest.IsRunColumn(b) {
@@ -106,13 +96,11 @@ writes +Inf and NaN as null; latex is a booktabs table for the paper.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json or csv")
+	fl.StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table, json, csv or latex")
 	fl.StringSliceVar(&opts.By, "by", []string{"agent", "time_limit_s"}, "group runs by these columns")
-	fl.IntVar(&opts.Boot, "boot", 10000, "bootstrap replicates (0: no interval)")
-	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
-	fl.Float64Var(&opts.CI, "ci", 0.95, "confidence level of the intervals")
-	fl.StringVar(&opts.BootUnit, "boot-unit", "runs", "what the bootstrap resamples: runs (within tasks, tasks fixed) or tasks")
-	fl.StringVar(&opts.FrontierOn, "frontier-on", "", "score axis of the Pareto frontier: score or success (default: score when runs have scores)")
+	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
+	cmdutil.EnumVar(cmd, &opts.BootUnit, "boot-unit", "runs", "what the bootstrap resamples: runs (within tasks, tasks fixed) or tasks", "runs", "tasks")
+	cmdutil.EnumVar(cmd, &opts.FrontierOn, "frontier-on", "", "score axis of the Pareto frontier: score or success (default: score when runs have scores)", "score", "success")
 	fl.BoolVar(&opts.NoHumans, "no-humans", false, "leave out the runs of kind human")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw cost against score with the Pareto frontier to this .svg, .png or .pdf file")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)

@@ -25,7 +25,11 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func runCmd(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	return cmdtest.Run(t, func(io *iostreams.IO) *cobra.Command { return NewCmd(io, nil) }, args...)
+	return cmdtest.Run(t, func(io *iostreams.IO) *cobra.Command {
+		c := NewCmd(io, nil)
+		c.SetFlagErrorFunc(cmdutil.FlagError) // a bad flag is a usage error, as in rdeval
+		return c
+	}, args...)
 }
 
 // demoRuns is the demo study's RE-Bench run file (METR's format).

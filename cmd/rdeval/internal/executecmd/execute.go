@@ -6,7 +6,6 @@ package executecmd
 import (
 	"context"
 	"fmt"
-	stdio "io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -225,7 +224,7 @@ func Run(opts *RunOptions) error {
 		OnResult: func(r *execute.Result, skipped bool) {
 			done++
 			if opts.IO.ErrTTY {
-				fmt.Fprintf(opts.IO.ErrOut, "%s %s%s\n", progress(done, total, opts.Jobs, time.Since(start)), r.RunID+" "+r.Outcome, map[bool]string{true: " (done before)"}[skipped])
+				opts.IO.Infof("%s %s%s", progress(done, total, opts.Jobs, time.Since(start)), r.RunID+" "+r.Outcome, map[bool]string{true: " (done before)"}[skipped])
 			}
 		},
 	})
@@ -264,7 +263,7 @@ func write(opts *RunOptions, sum *execute.Summary, runs string) error {
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%d runs (%d now, %d done before): %s; results in %s\n",
+	opts.IO.Infof("%d runs (%d now, %d done before): %s; results in %s",
 		len(results), sum.Ran, sum.Skipped, strings.Join(parts, ", "), runs)
 	return nil
 }
@@ -310,14 +309,14 @@ func resolveGPUs(io *iostreams.IO, task string, spec *execute.Spec, flag string)
 		return nil, &cmdutil.BadInputError{Err: fmt.Errorf("%s: gpus: %d per run, but only %d GPUs are available (--gpus %s)", task, spec.GPUs, len(gpus), flag)}
 	}
 	for _, g := range gpus {
-		fmt.Fprintf(io.ErrOut, "GPU %d: %s %s\n", g.Index, g.Name, g.UUID)
+		io.Infof("GPU %d: %s %s", g.Index, g.Name, g.UUID)
 	}
 	return gpus, nil
 }
 
 // pickSandbox detects the bubblewrap sandbox, or, with the unconfined
-// opt-in, takes none. The opt-in's notice goes to stderr unconditionally:
-// --quiet never hides that agent code runs unconfined.
+// opt-in, takes none. The opt-in's notice goes to stderr unconditionally
+// (Errorf): --quiet never hides that agent code runs unconfined.
 func pickSandbox(io *iostreams.IO, unconfined bool) (string, error) {
 	sandbox, err := execute.DetectSandbox(unconfined)
 	if err != nil {
@@ -328,14 +327,10 @@ func pickSandbox(io *iostreams.IO, unconfined bool) (string, error) {
 		if sandbox == execute.SandboxUnshare {
 			how = "unshare cuts only the network and PID namespace"
 		}
-		fmt.Fprintf(unquiet(io), "UNCONFINED (%s): agent code runs without a sandbox and can read and write your files (%s)\n", execute.UnconfinedFlag, how)
+		io.Errorf("UNCONFINED (%s): agent code runs without a sandbox and can read and write your files (%s)", execute.UnconfinedFlag, how)
 	}
 	return sandbox, nil
 }
-
-// unquiet is the stderr that --quiet does not filter: --quiet gates only
-// Warnf, Notef and Infof, so ErrOut itself always prints.
-func unquiet(io *iostreams.IO) stdio.Writer { return io.ErrOut }
 
 // addRemovedNoSandbox keeps the old --no-sandbox flag as an error: it once
 // fell back to running unconfined, which must now be asked for by name.

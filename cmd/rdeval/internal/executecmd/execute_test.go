@@ -191,6 +191,29 @@ func TestExecuteGoldStatusMeta(t *testing.T) {
 	if err != nil || !strings.Contains(errOut, "no_patch 2, success 2; no driver running") || !strings.Contains(out, "no_patch") || strings.Contains(out, "success") {
 		t.Errorf("status table: %v\n%s\n%s", err, out, errOut)
 	}
+	// The summary line quotes the manifest's task id: escaped on a terminal
+	// (iostreams.Infof), and dropped under --quiet.
+	mpath := filepath.Join(runDir, "manifest.json")
+	m, _ := os.ReadFile(mpath)
+	if hostile := strings.Replace(string(m), `"task_id": "toy"`, `"task_id": "toy\u001b[2J"`, 1); hostile == string(m) {
+		t.Errorf("manifest has no task_id toy:\n%s", m)
+	} else {
+		os.WriteFile(mpath, []byte(hostile), 0o644)
+	}
+	for _, quiet := range []bool{false, true} {
+		io, _, errOut := iostreams.TestErrTerminal()
+		io.Quiet = quiet
+		if err := Status(&StatusOptions{IO: io, RunDir: runDir}); err != nil {
+			t.Fatal(err)
+		}
+		want := `task toy\x1b[2J: 4 runs: no_patch 2, success 2; no driver running` + "\n"
+		if quiet {
+			want = ""
+		}
+		if got := errOut.String(); got != want {
+			t.Errorf("status on a terminal, quiet %v: stderr %q, want %q", quiet, got, want)
+		}
+	}
 	if _, _, err := run(t, "status", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no manifest.json") {
 		t.Errorf("status of an empty folder: %v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -145,7 +144,7 @@ func Gold(opts *GoldOptions) error {
 	if err := execute.WriteGold(path, g); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "calibrated %d metrics over %d gold runs: %s\n", len(ranges), len(sum.Results), path)
+	opts.IO.Infof("calibrated %d metrics over %d gold runs: %s", len(ranges), len(sum.Results), path)
 	t := cmdutil.Table{Header: []string{"metric", "n", "mean", "sd", "m", "low", "high"}}
 	var js []map[string]any
 	for _, name := range sortedNames(ranges) {

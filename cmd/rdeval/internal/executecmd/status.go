@@ -101,6 +101,6 @@ func Status(opts *StatusOptions) error {
 	if rep.DriverRunning {
 		driver = fmt.Sprintf("driver running (pid %d)", rep.DriverPID)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "task %s: %d runs: %s; %s\n", rep.TaskID, len(rep.Runs), strings.Join(parts, ", "), driver)
+	opts.IO.Infof("task %s: %d runs: %s; %s", rep.TaskID, len(rep.Runs), strings.Join(parts, ", "), driver)
 	return nil
 }

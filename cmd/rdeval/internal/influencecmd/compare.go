@@ -78,17 +78,19 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 
 	var runs, agents, tasks []Row
 	agentRuns := map[string]int{}
-	taskRuns := map[string]int{}
+	taskRuns := map[string]int{} // by the one task key, named as compare's groups name it
+	task := study.TaskNames(sub)
 	for i := range sub.Runs {
-		agentRuns[sub.Runs[i].Agent]++
-		taskRuns[sub.Runs[i].TaskID]++
+		r := &sub.Runs[i]
+		agentRuns[r.Agent]++
+		taskRuns[task(r.Benchmark, r.TaskID)]++
 	}
 	for _, a := range sortedKeys(agentRuns) {
 		w := stat(func(r *ingest.Run) bool { return r.Agent != a })
 		agents = append(agents, Row{Kind: "agent", Agent: a, Runs: agentRuns[a], Value: math.NaN(), Without: w, Change: w - est})
 	}
 	for _, t := range sortedKeys(taskRuns) {
-		w := stat(func(r *ingest.Run) bool { return r.TaskID != t })
+		w := stat(func(r *ingest.Run) bool { return task(r.Benchmark, r.TaskID) != t })
 		tasks = append(tasks, Row{Kind: "task", TaskID: t, Runs: taskRuns[t], Value: math.NaN(), Without: w, Change: w - est})
 	}
 	units := compareUnits(sub, sp, ga, gb, sa.K, sb.K)
@@ -104,7 +106,7 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 		removed[i] = true
 		w := fast(removed)
 		removed[i] = false
-		row := Row{Kind: "run", RunID: r.RunID, TaskID: r.TaskID, Agent: r.Agent, Value: r.Score.Or(math.NaN()), Without: w, Change: w - est}
+		row := Row{Kind: "run", RunID: r.RunID, TaskID: task(r.Benchmark, r.TaskID), Agent: r.Agent, Value: r.Score.Or(math.NaN()), Without: w, Change: w - est}
 		if r.Score.Valid && r.Score.V > opts.FlagAbove {
 			row.Flag = fmt.Sprintf("score>%v", opts.FlagAbove)
 		}
@@ -129,7 +131,7 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 		rs := analysis.GreedyRemoval(len(sub.Runs), fast, opts.Threshold, MaxRemove)
 		addRemoval(&res, rs, func(u int) (string, string, float64) {
 			r := &sub.Runs[u]
-			return r.RunID, r.TaskID, r.Score.Or(math.NaN())
+			return r.RunID, task(r.Benchmark, r.TaskID), r.Score.Or(math.NaN())
 		})
 	}
 	return res, nil

@@ -120,3 +120,50 @@ func TestCompareFlags(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// TestInfluenceOneTaskKey: task t1 in two benchmarks is two tasks in the
+// leave-one-task-out rows of --stat compare and --stat success (named
+// benchmark:t1, as their groups name them). Before, both removed runs by
+// task_id alone: one row t1 that dropped both benchmarks' runs (compare:
+// no task left, without NaN).
+func TestInfluenceOneTaskKey(t *testing.T) {
+	run := func(id, bench, agent string, score float64) ingest.Run {
+		return ingest.Run{RunID: id, Benchmark: bench, TaskID: "t1", Agent: agent, TimeLimitS: ingest.Some(int64(3600)), Score: ingest.Some(score),
+			FinalSuccess: ingest.Some(score > 0.5), Model: ingest.Some("m")}
+	}
+	ds := &ingest.Dataset{Runs: []ingest.Run{
+		run("a1", "x", "A", 0.8), run("a2", "y", "A", 0.4), run("b1", "x", "B", 0.4), run("b2", "y", "B", 0.4),
+	}}
+	io, _, _ := iostreams.Test()
+	taskRows := func(sp study.Spec, d *ingest.Dataset) map[string]float64 {
+		t.Helper()
+		if sp.Kind != "success" { // as NewCmd: the success cell is what --where selects
+			if err := sp.Validate(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var res Result
+		opts := &Options{IO: io, Format: "json", Spec: sp, FlagAbove: 2, Threshold: math.NaN(), OnRows: func(r Result) { res = r }}
+		if err := Compute(opts, d); err != nil {
+			t.Fatal(err)
+		}
+		rows := map[string]float64{}
+		for _, r := range res.Rows {
+			if r.Kind == "task" {
+				rows[r.TaskID] = r.Without
+			}
+		}
+		return rows
+	}
+	// ratio (0.8+0.4)/2 / 0.4 = 1.5; without x:t1 0.4/0.4 = 1, without y:t1 0.8/0.4 = 2.
+	got := taskRows(study.Spec{Kind: "compare", A: "agent=A", B: "agent=B", Budget: "1h", Measure: "ratio"}, ds)
+	if len(got) != 2 || math.Abs(got["x:t1"]-1) > 1e-12 || math.Abs(got["y:t1"]-2) > 1e-12 {
+		t.Errorf("compare task rows: %v", got)
+	}
+	// agent A's final success: x:t1 1, y:t1 0; without either task, the other's rate.
+	a := &ingest.Dataset{Runs: ds.Runs[:2]}
+	got = taskRows(study.Spec{Kind: "success"}, a)
+	if len(got) != 2 || got["x:t1"] != 0 || got["y:t1"] != 1 {
+		t.Errorf("success task rows: %v", got)
+	}
+}

@@ -295,25 +295,14 @@ func addRemoval(res *Result, rs analysis.RemovalSet, info func(int) (string, str
 }
 
 func success(opts *Options, ds *ingest.Dataset) (Result, error) {
-	type ckey struct{ framework, model, hint string }
-	cells := map[ckey][]int{}
-	skipped := 0
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if !r.FinalSuccess.Valid && !r.ExecSuccess.Valid && !r.Outcome.Valid {
-			skipped++
-			continue
-		}
-		k := ckey{r.Scaffold.Or(r.Agent), r.Model.Or(""), r.HintLevel.Or("")}
-		cells[k] = append(cells[k], i)
-	}
+	cells, index, skipped := study.OutcomeCells(ds)
 	if len(cells) == 0 {
-		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no run has final_success, exec_success or an outcome: success rates need RExBench-style records")}
+		return Result{}, study.ErrNoOutcomes
 	}
 	if len(cells) > 1 {
 		var have []string
-		for c, idx := range cells {
-			have = append(have, fmt.Sprintf("framework=%s model=%s hint_level=%s (%d runs)", c.framework, c.model, c.hint, len(idx)))
+		for c, runs := range cells {
+			have = append(have, fmt.Sprintf("framework=%s model=%s hint_level=%s (%d runs)", c.Framework, c.Model, c.Hint, len(runs)))
 		}
 		sort.Strings(have)
 		if len(have) > 20 {
@@ -324,20 +313,17 @@ func success(opts *Options, ds *ingest.Dataset) (Result, error) {
 	if skipped > 0 {
 		opts.IO.Notef("%d runs without success information are left out", skipped)
 	}
-	var c ckey
-	var idx []int
+	var c study.CellKey
+	var runs []analysis.OutcomeRun
+	var ids []string
 	for k, v := range cells {
-		c, idx = k, v
-	}
-	runs := make([]analysis.OutcomeRun, len(idx))
-	ids := make([]string, len(idx))
-	for j, i := range idx {
-		r := &ds.Runs[i]
-		runs[j] = analysis.OutcomeRun{Task: r.TaskID, Final: r.FinalSuccess.Or(false), Exec: r.ExecSuccess.Or(false), Recall: math.NaN()}
-		ids[j] = r.RunID
+		c, runs = k, v
+		for _, i := range index[k] {
+			ids = append(ids, ds.Runs[i].RunID)
+		}
 	}
 	est := analysis.FinalSuccessMean(runs)
-	res := Result{Stat: "final_success", Group: map[string]string{"framework": c.framework, "model": c.model, "hint_level": c.hint},
+	res := Result{Stat: "final_success", Group: map[string]string{"framework": c.Framework, "model": c.Model, "hint_level": c.Hint},
 		Estimate: est, RunCount: len(runs)}
 	ri, tinf := analysis.LeaveOneOutSuccess(runs)
 	res.Tasks = len(tinf)

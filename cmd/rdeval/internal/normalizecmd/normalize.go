@@ -2,7 +2,6 @@
 package normalizecmd
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -93,7 +92,7 @@ func Run(opts *Options) error {
 	for _, r := range res {
 		counts[r.Source]++
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%d runs: %d from score logs, %d from raw_score, %d already normalized in the input (used as is), %d without a valid score (%s)\n",
+	opts.IO.Infof("%d runs: %d from score logs, %d from raw_score, %d already normalized in the input (used as is), %d without a valid score (%s)",
 		len(res), counts[study.SourceScoreLog], counts[study.SourceRawScore], counts[study.SourceInput], counts[study.SourceNone], map[bool]string{true: "set to 0", false: "null"}[opts.Missing == "zero"])
 	if opts.OutDir != "" {
 		if _, err := ingest.WriteDataset(opts.OutDir, ds, ingest.WriteOptions{Version: opts.Version}); err != nil {

@@ -226,7 +226,8 @@ func Compute(opts *Options, ds *ingest.Dataset, fa, fb cmdutil.Filters, popt ana
 	var desc string
 	var err error
 	if opts.Stat == "success" {
-		oa, ob := outcomes(ra), outcomes(rb)
+		task := study.TaskNames(ds)
+		oa, ob := outcomes(ra, task), outcomes(rb, task)
 		if len(oa) == 0 || len(ob) == 0 {
 			return &cmdutil.BadInputError{Err: fmt.Errorf("the pilot runs of A (%d) or B (%d) have no success information", len(oa), len(ob))}
 		}
@@ -251,13 +252,15 @@ func Compute(opts *Options, ds *ingest.Dataset, fa, fb cmdutil.Filters, popt ana
 	return write(opts, desc, cells, nil)
 }
 
-func outcomes(rs []*ingest.Run) []analysis.OutcomeRun {
+// outcomes are the runs with success information, each task named by the
+// one task key (study.TaskNames).
+func outcomes(rs []*ingest.Run, task func(benchmark, taskID string) string) []analysis.OutcomeRun {
 	var out []analysis.OutcomeRun
 	for _, r := range rs {
 		if !r.FinalSuccess.Valid && !r.ExecSuccess.Valid && !r.Outcome.Valid {
 			continue
 		}
-		out = append(out, analysis.OutcomeRun{Task: r.TaskID, Final: r.FinalSuccess.Or(false), Exec: r.ExecSuccess.Or(false), Recall: math.NaN()})
+		out = append(out, analysis.OutcomeRun{Task: task(r.Benchmark, r.TaskID), Final: r.FinalSuccess.Or(false), Exec: r.ExecSuccess.Or(false), Recall: math.NaN()})
 	}
 	return out
 }

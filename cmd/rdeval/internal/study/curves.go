@@ -111,7 +111,7 @@ type groupKey struct {
 }
 
 // RunCurves builds the run curves of every run with a score log, grouped by
-// agent × time limit and task. It returns the groups, the number of runs
+// agent × time limit and task (named as GroupRuns names it). It returns the groups, the number of runs
 // skipped (no log, unknown task scale) and per-agent call statistics.
 func RunCurves(ds *ingest.Dataset, humanLength float64) (map[groupKey]map[string][]analysis.RunCurve, int, map[string][3]float64) {
 	tasks := map[[2]string]ingest.Task{}
@@ -124,7 +124,8 @@ func RunCurves(ds *ingest.Dataset, humanLength float64) (map[groupKey]map[string
 			logs[e.RunID] = append(logs[e.RunID], i)
 		}
 	}
-	groups := map[groupKey]map[string][]analysis.RunCurve{}
+	groups := map[groupKey]map[string][]analysis.RunCurve{} // tasks by the one task key (TaskNames)
+	task := TaskNames(ds)
 	rates := map[string][3]float64{} // agent → runs, calls, hours
 	skipped := 0
 	for i := range ds.Runs {
@@ -168,7 +169,8 @@ func RunCurves(ds *ingest.Dataset, humanLength float64) (map[groupKey]map[string
 		if groups[k] == nil {
 			groups[k] = map[string][]analysis.RunCurve{}
 		}
-		groups[k][r.TaskID] = append(groups[k][r.TaskID], c)
+		tn := task(r.Benchmark, r.TaskID)
+		groups[k][tn] = append(groups[k][tn], c)
 		st := rates[r.Agent]
 		st[0]++
 		st[1] += float64(len(idx))

@@ -38,6 +38,28 @@ func RandomTasks(ds *ingest.Dataset) map[string]bool {
 // may use the same task id).
 func TaskKey(benchmark, taskID string) string { return benchmark + "\x00" + taskID }
 
+// TaskNames is the name of each task of ds's runs, one per task key
+// (benchmark + task_id): its task_id, or benchmark:task_id where two
+// benchmarks of the runs share the task_id. GroupRuns names its tasks
+// with it; code that groups runs by task in another way (outcomes,
+// curves, horizons) groups them by this name, never by task_id alone.
+func TaskNames(ds *ingest.Dataset) func(benchmark, taskID string) string {
+	bench, shared := map[string]string{}, map[string]bool{}
+	for i := range ds.Runs {
+		r := &ds.Runs[i]
+		if b, ok := bench[r.TaskID]; ok && b != r.Benchmark {
+			shared[r.TaskID] = true
+		}
+		bench[r.TaskID] = r.Benchmark
+	}
+	return func(benchmark, taskID string) string {
+		if shared[taskID] {
+			return benchmark + ":" + taskID
+		}
+		return taskID
+	}
+}
+
 // GroupRuns groups the runs that have a score by the columns by (runs
 // columns, ingest.RunValue), and within a group by task (TaskKey). score
 // gives a run's score (false: the run has none; it is counted in missing).
@@ -57,15 +79,7 @@ func GroupRuns(ds *ingest.Dataset, by []string, score func(*ingest.Run) (float64
 // GroupRunsBy is GroupRuns with the group key of a run given by key.
 func GroupRunsBy(ds *ingest.Dataset, key func(*ingest.Run) []string, score func(*ingest.Run) (float64, bool)) (groups []Group, missing int) {
 	random := RandomTasks(ds)
-	// A task_id that two benchmarks share is named benchmark:task_id.
-	bench, shared := map[string]string{}, map[string]bool{}
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if b, ok := bench[r.TaskID]; ok && b != r.Benchmark {
-			shared[r.TaskID] = true
-		}
-		bench[r.TaskID] = r.Benchmark
-	}
+	name := TaskNames(ds)
 	type task struct {
 		benchmark, id string
 		scores        []float64
@@ -115,11 +129,7 @@ func GroupRunsBy(ds *ingest.Dataset, key func(*ingest.Run) []string, score func(
 		})
 		out := Group{Key: g.key, Tasks: make([]analysis.TaskScores, len(ts)), Runs: make([][]int, len(ts))}
 		for i, t := range ts {
-			name := t.id
-			if shared[t.id] {
-				name = t.benchmark + ":" + t.id
-			}
-			out.Tasks[i] = analysis.TaskScores{Task: name, Scores: t.scores, Random: random[TaskKey(t.benchmark, t.id)]}
+			out.Tasks[i] = analysis.TaskScores{Task: name(t.benchmark, t.id), Scores: t.scores, Random: random[TaskKey(t.benchmark, t.id)]}
 			out.Runs[i] = t.runs
 		}
 		groups = append(groups, out)

@@ -88,3 +88,59 @@ func TestGroupRunsNullKey(t *testing.T) {
 		t.Fatalf("keys: %+v", gs)
 	}
 }
+
+// TestOutcomesOneTaskKey: success rates, curves and horizon fits take a
+// task_id that two benchmarks share as two tasks (benchmark:task_id), as
+// GroupRuns does. Before, OutcomeCells, RunCurves and the horizon runs
+// keyed tasks by task_id alone and pooled them: one task t1 with rate 0.5
+// here instead of two tasks with rates 1 and 0.
+func TestOutcomesOneTaskKey(t *testing.T) {
+	run := func(id, bench string, ok bool) ingest.Run {
+		y := int8(0)
+		if ok {
+			y = 1
+		}
+		return ingest.Run{RunID: id, Benchmark: bench, TaskID: "t1", Agent: "A", Model: ingest.Some("m"), HintLevel: ingest.Some("no_hints"),
+			FinalSuccess: ingest.Some(ok), ExecSuccess: ingest.Some(ok), ScoreBinarized: ingest.Some(y), HumanMinutes: ingest.Some(10.0)}
+	}
+	ds := &ingest.Dataset{Runs: []ingest.Run{run("r1", "a", true), run("r2", "b", false), run("r3", "a", true), run("r4", "b", false), {RunID: "r5", Benchmark: "a", TaskID: "t2"}}}
+	cells, index, skipped := OutcomeCells(ds)
+	k := CellKey{"A", "m", "no_hints"}
+	if skipped != 1 || len(cells) != 1 || len(cells[k]) != 4 {
+		t.Fatalf("cells %v, skipped %d", cells, skipped)
+	}
+	for j, i := range index[k] {
+		if want := ds.Runs[i].Benchmark + ":t1"; cells[k][j].Task != want || i != j {
+			t.Errorf("run %d: task %q (ds.Runs[%d]), want %q", j, cells[k][j].Task, i, want)
+		}
+	}
+	res, err := Success(ds, SuccessParams{CI: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Cells[0]
+	if c.Summary.Tasks != 2 || len(c.Tasks) != 2 || c.Tasks[0].Task != "a:t1" || c.Tasks[0].Final != 1 || c.Tasks[1].Task != "b:t1" || c.Tasks[1].Final != 0 {
+		t.Errorf("success: %d tasks %+v", c.Summary.Tasks, c.Tasks)
+	}
+	tasks := map[string]int{}
+	for _, r := range HorizonRuns(ds, "A", false) {
+		tasks[r.Task]++
+	}
+	if len(tasks) != 2 || tasks["a:t1"] != 2 || tasks["b:t1"] != 2 {
+		t.Errorf("horizon runs by task: %v", tasks)
+	}
+	// Score logs for curves: both benchmarks' t1 have a scale.
+	ds.Tasks = []ingest.Task{{Benchmark: "a", TaskID: "t1", YStart: ingest.Some(0.0), YRef: ingest.Some(1.0)}, {Benchmark: "b", TaskID: "t1", YStart: ingest.Some(0.0), YRef: ingest.Some(1.0)}}
+	for _, id := range []string{"r1", "r2", "r3", "r4"} {
+		ds.Scores = append(ds.Scores, ingest.ScoreEntry{RunID: id, ElapsedS: ingest.Some(60.0), RawScore: 0.5})
+	}
+	groups, _, _ := RunCurves(ds, 0)
+	for g, byTask := range groups {
+		if len(byTask) != 2 || len(byTask["a:t1"]) != 2 || len(byTask["b:t1"]) != 2 {
+			t.Errorf("curves of %v by task: %v", g, byTask)
+		}
+	}
+	if len(groups) != 1 {
+		t.Errorf("%d curve groups", len(groups))
+	}
+}

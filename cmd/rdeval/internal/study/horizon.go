@@ -48,6 +48,7 @@ func Horizon(ds *ingest.Dataset, p HorizonParams) (HorizonResult, error) {
 	dates := p.Dates
 	var runs []analysis.HorizonRun
 	humans, noMinutes, noY := 0, 0, 0
+	task := TaskNames(ds) // the one task key
 	for i := range ds.Runs {
 		r := &ds.Runs[i]
 		if r.Kind == "human" {
@@ -80,7 +81,7 @@ func Horizon(ds *ingest.Dataset, p HorizonParams) (HorizonResult, error) {
 		if r.TaskFamily.Valid {
 			fam = r.TaskFamily.V
 		}
-		runs = append(runs, analysis.HorizonRun{Agent: r.Agent, Family: fam, Task: r.TaskID, HumanMinutes: r.HumanMinutes.V, Y: y})
+		runs = append(runs, analysis.HorizonRun{Agent: r.Agent, Family: fam, Task: task(r.Benchmark, r.TaskID), HumanMinutes: r.HumanMinutes.V, Y: y})
 	}
 	if len(runs) == 0 {
 		return out, &cmdutil.BadInputError{Err: fmt.Errorf("no agent run has both human_minutes and %s (%d human runs, %d without human_minutes, %d without %s)",

@@ -537,6 +537,7 @@ func (s *Spec) regress(ds *ingest.Dataset, e *Estimate) error {
 // successScore the score clipped to [0, 1].
 func HorizonRuns(ds *ingest.Dataset, agent string, successScore bool) []analysis.HorizonRun {
 	var runs []analysis.HorizonRun
+	task := TaskNames(ds) // the one task key
 	for _, r := range ds.Runs {
 		if r.Kind == "human" || r.Agent != agent {
 			continue
@@ -556,7 +557,7 @@ func HorizonRuns(ds *ingest.Dataset, agent string, successScore bool) []analysis
 			}
 			y = float64(r.ScoreBinarized.V)
 		}
-		runs = append(runs, analysis.HorizonRun{Agent: r.Agent, Family: r.TaskFamily.Or(""), Task: r.TaskID, HumanMinutes: r.HumanMinutes.V, Y: y})
+		runs = append(runs, analysis.HorizonRun{Agent: r.Agent, Family: r.TaskFamily.Or(""), Task: task(r.Benchmark, r.TaskID), HumanMinutes: r.HumanMinutes.V, Y: y})
 	}
 	return runs
 }

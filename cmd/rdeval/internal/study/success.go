@@ -37,7 +37,7 @@ var ErrNoOutcomes error = &cmdutil.BadInputError{Err: errors.New("no run has fin
 // Success computes final and execution success and file recall per cell
 // and task, and their means over tasks with bootstrap intervals.
 func Success(ds *ingest.Dataset, p SuccessParams) (SuccessResult, error) {
-	cells, skipped := OutcomeCells(ds)
+	cells, _, skipped := OutcomeCells(ds)
 	res := SuccessResult{Skipped: skipped}
 	if len(cells) == 0 {
 		return res, ErrNoOutcomes
@@ -86,16 +86,19 @@ func (r *SuccessResult) Headline() *cmdutil.Table {
 type CellKey struct{ Framework, Model, Hint string }
 
 // OutcomeCells groups the runs that carry success information by framework ×
-// model × hint level, with each run's file recall resolved.
-func OutcomeCells(ds *ingest.Dataset) (map[CellKey][]analysis.OutcomeRun, int) {
+// model × hint level, in run order, each with its task named by the one
+// task key (TaskNames, as GroupRuns) and its file recall resolved;
+// index[k][j] is the index in ds.Runs of cells[k][j]. skipped counts the
+// runs without success information.
+func OutcomeCells(ds *ingest.Dataset) (cells map[CellKey][]analysis.OutcomeRun, index map[CellKey][]int, skipped int) {
 	gold := map[[2]string][]string{}
 	for _, t := range ds.Tasks {
 		if t.GoldFiles != nil {
 			gold[[2]string{t.Benchmark, t.TaskID}] = t.GoldFiles
 		}
 	}
-	cells := map[CellKey][]analysis.OutcomeRun{}
-	skipped := 0
+	name := TaskNames(ds)
+	cells, index = map[CellKey][]analysis.OutcomeRun{}, map[CellKey][]int{}
 	for i := range ds.Runs {
 		r := &ds.Runs[i]
 		if !r.FinalSuccess.Valid && !r.ExecSuccess.Valid && !r.Outcome.Valid {
@@ -110,10 +113,11 @@ func OutcomeCells(ds *ingest.Dataset) (map[CellKey][]analysis.OutcomeRun, int) {
 			rec = analysis.FileRecall(r.FilesEdited, g)
 		}
 		k := CellKey{r.Scaffold.Or(r.Agent), r.Model.Or(""), r.HintLevel.Or("")}
-		cells[k] = append(cells[k], analysis.OutcomeRun{Task: r.TaskID, Trial: int(r.Trial.Or(0)),
+		cells[k] = append(cells[k], analysis.OutcomeRun{Task: name(r.Benchmark, r.TaskID), Trial: int(r.Trial.Or(0)),
 			Final: r.FinalSuccess.Or(false), Exec: r.ExecSuccess.Or(false), Recall: rec})
+		index[k] = append(index[k], i)
 	}
-	return cells, skipped
+	return cells, index, skipped
 }
 
 // SortedCells orders the cells by framework, model and hint level

@@ -91,7 +91,7 @@ func Run(opts *Options) error {
 		return err
 	}
 	if opts.Ablation {
-		cells, skipped := study.OutcomeCells(ds)
+		cells, _, skipped := study.OutcomeCells(ds)
 		if len(cells) == 0 {
 			return study.ErrNoOutcomes
 		}
