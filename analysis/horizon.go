@@ -331,6 +331,11 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 		go func(wk int) {
 			defer wg.Done()
 			fb := newFitBuf(len(d.x))
+			// One generator per worker, reseeded per replicate: the
+			// stream of rand.New(rand.NewPCG(opt.Seed, b)), without its
+			// allocations.
+			src := rand.NewPCG(0, 0)
+			rng := rand.New(src)
 			bw0 := make([][]float64, len(d.agents))
 			bw1 := make([][]float64, len(d.agents))
 			for a := range d.agents {
@@ -345,7 +350,8 @@ func Horizons(runs []HorizonRun, opt HorizonOptions) (*HorizonResult, error) {
 					clear(bw0[a])
 					clear(bw1[a])
 				}
-				d.resampleUnit(opt.Unit, rand.New(rand.NewPCG(opt.Seed, uint64(b))), bw0, bw1)
+				src.Seed(opt.Seed, uint64(b))
+				d.resampleUnit(opt.Unit, rng, bw0, bw1)
 				rep := make([][]float64, len(d.agents))
 				cls := make([]int8, len(d.agents))
 				for a := range d.agents {
@@ -585,7 +591,7 @@ func (d *horizonData) resampleUnit(u BootUnit, rng *rand.Rand, w0, w1 [][]float6
 }
 
 // fitBuf holds the aggregated rows (at most two per task) of one fit.
-type fitBuf struct{ x, y, w []float64 }
+type fitBuf struct{ x, y, w, scratch []float64 }
 
 func newFitBuf(n int) *fitBuf {
 	return &fitBuf{x: make([]float64, 0, 2*n), y: make([]float64, 0, 2*n), w: make([]float64, 0, 2*n)}
@@ -601,5 +607,5 @@ func (fb *fitBuf) fit(x, w0, w1 []float64, C float64) (LogisticFit, error) {
 			fb.x, fb.y, fb.w = append(fb.x, x[t]), append(fb.y, 1), append(fb.w, w1[t])
 		}
 	}
-	return FitLogistic(fb.x, fb.y, fb.w, C)
+	return fitLogistic(fb.x, fb.y, fb.w, C, &fb.scratch)
 }
