@@ -150,9 +150,10 @@ func fitLogistic(x, y, w []float64, C float64, scratch *[]float64) (LogisticFit,
 	return fit, nil
 }
 
-// certifyDescent enables descentCertain in FitLogistic; tests turn it
-// off to check that the fits keep their bits without it.
-var certifyDescent = true
+// certifyDescent enables descentCertain in FitLogistic, reuseValues the
+// reuse of a row's values when its z is unchanged (logisticEvaluator);
+// tests turn them off to check that the fits keep their bits without them.
+var certifyDescent, reuseValues = true, true
 
 // descentCertain reports whether the objective f of FitLogistic at
 // (a+dA, b+dB) is below its value at (a, b) by a margin that no rounding
@@ -199,51 +200,63 @@ func descentCertain(ga, gb, haa, hab, hbb, dA, dB, xmax, fb, wsum, C, b, slack f
 
 // logisticEvaluator computes FitLogistic's objective, gradient and
 // Hessian at one point (a, b), set by point, in two passes that share
-// each row's z and e^−|z| (kept in z and e): obj (the objective, with its
-// logarithms) and grad (gradient, Hessian and the bound fb of
-// descentCertain). A rejected step needs only obj, a certain one only
-// grad. Each sum has its own accumulator, in row order, so the results
-// have the bits of one loop computing them all.
+// each row's z and e^−|z|: obj (the objective, with its logarithms) and
+// grad (gradient, Hessian and the bound fb of descentCertain). A rejected
+// step needs only obj, a certain one only grad. Each sum has its own
+// accumulator, in row order, so the results have the bits of one loop
+// computing them all.
 //
 // Rows with the same x as the previous row (the failure and success rows
 // of one task, as fitBuf writes them, or tasks of equal length) reuse its
-// z and e: the same numbers, computed once.
+// numbers, computed once, and a row whose z has the same value as at the
+// point before (a short step near the minimum) keeps its e^−|z| and
+// log(1 + e^z): the same numbers, not computed again.
 type logisticEvaluator struct {
-	x, y, w []float64
-	C       float64
-	z, e    []float64 // per row with weight, at the point
+	x, y, w  []float64
+	C        float64
+	z, e, ls []float64 // per row with weight, at the point; ls NaN: not computed
 }
 
 func (ev *logisticEvaluator) init(x, y, w []float64, C float64, scratch *[]float64) {
 	ev.x, ev.y, ev.w, ev.C = x, y, w, C
+	n := len(x)
 	var buf []float64
 	if scratch != nil {
 		buf = *scratch
 	}
-	if cap(buf) < 2*len(x) {
-		buf = make([]float64, 2*len(x))
+	if cap(buf) < 3*n {
+		buf = make([]float64, 3*n)
 		if scratch != nil {
 			*scratch = buf
 		}
 	}
-	ev.z, ev.e = buf[:len(x)], buf[len(x):2*len(x)]
+	ev.z, ev.e, ev.ls = buf[:n], buf[n:2*n], buf[2*n:3*n]
+	for i := range ev.z {
+		ev.z[i] = math.NaN() // nothing computed yet
+	}
 }
 
 // point computes z = a + b·x and e = e^−|z| for every row with weight.
 func (ev *logisticEvaluator) point(a, b float64) {
-	var z, e float64
+	var z, e, l float64
 	prev := math.NaN()
-	zs, es := ev.z[:len(ev.x)], ev.e[:len(ev.x)]
+	n := len(ev.x)
+	zs, es, ls, ws := ev.z[:n], ev.e[:n], ev.ls[:n], ev.w[:n]
 	for i, xi := range ev.x {
-		if ev.w[i] == 0 {
+		if ws[i] == 0 {
 			continue
 		}
 		if xi != prev {
 			prev = xi
 			z = a + float64(b*xi)
-			e = detExpNonPos(-math.Abs(z))
+			if z == zs[i] && reuseValues {
+				// ±0 alike: e, log(1 + e^z) and σ(z) do not see the sign.
+				e, l = es[i], ls[i]
+			} else {
+				e, l = detExpNonPos(-math.Abs(z)), math.NaN()
+			}
 		}
-		zs[i], es[i] = z, e
+		zs[i], es[i], ls[i] = z, e, l
 	}
 }
 
@@ -252,7 +265,8 @@ func (ev *logisticEvaluator) point(a, b float64) {
 func (ev *logisticEvaluator) obj(b float64) float64 {
 	var f, lse float64
 	prevX := math.NaN()
-	zs, es, ys, ws := ev.z[:len(ev.x)], ev.e[:len(ev.x)], ev.y[:len(ev.x)], ev.w[:len(ev.x)]
+	n := len(ev.x)
+	zs, es, ls, ys, ws := ev.z[:n], ev.e[:n], ev.ls[:n], ev.y[:n], ev.w[:n]
 	for i, xi := range ev.x {
 		wi := ws[i]
 		if wi == 0 {
@@ -261,9 +275,13 @@ func (ev *logisticEvaluator) obj(b float64) float64 {
 		z := zs[i]
 		if xi != prevX {
 			prevX = xi
-			lse = detLog1pUnit(es[i])
-			if z > 0 {
-				lse = z + lse
+			lse = ls[i]
+			if lse != lse {
+				lse = detLog1pUnit(es[i])
+				if z > 0 {
+					lse = z + lse
+				}
+				ls[i] = lse
 			}
 		}
 		f += float64(wi * (lse - float64(ys[i]*z)))
@@ -277,7 +295,8 @@ func (ev *logisticEvaluator) obj(b float64) float64 {
 func (ev *logisticEvaluator) grad(b float64) (ga, gb, haa, hab, hbb, fb float64) {
 	var p float64
 	prevX := math.NaN()
-	zs, es, ys, ws := ev.z[:len(ev.x)], ev.e[:len(ev.x)], ev.y[:len(ev.x)], ev.w[:len(ev.x)]
+	n := len(ev.x)
+	zs, es, ys, ws := ev.z[:n], ev.e[:n], ev.y[:n], ev.w[:n]
 	for i, xi := range ev.x {
 		wi := ws[i]
 		if wi == 0 {
