@@ -208,9 +208,10 @@ func descentCertain(ga, gb, haa, hab, hbb, dA, dB, xmax, fb, wsum, C, b, slack f
 //
 // Rows with the same x as the previous row (the failure and success rows
 // of one task, as fitBuf writes them, or tasks of equal length) reuse its
-// numbers, computed once, and a row whose z has the same value as at the
-// point before (a short step near the minimum) keeps its e^−|z| and
-// log(1 + e^z): the same numbers, not computed again.
+// numbers, computed once, and a row whose z has the same value as the
+// row before (all rows at b = 0) or as at the point before (a short step
+// near the minimum) takes that row's or point's e^−|z| and log(1 + e^z):
+// the same numbers, not computed again.
 type logisticEvaluator struct {
 	x, y, w  []float64
 	C        float64
@@ -238,7 +239,7 @@ func (ev *logisticEvaluator) init(x, y, w []float64, C float64, scratch *[]float
 
 // point computes z = a + b·x and e = e^−|z| for every row with weight.
 func (ev *logisticEvaluator) point(a, b float64) {
-	var z, e, l float64
+	z, e, l := math.NaN(), 0.0, math.NaN()
 	prev := math.NaN()
 	n := len(ev.x)
 	zs, es, ls, ws := ev.z[:n], ev.e[:n], ev.ls[:n], ev.w[:n]
@@ -248,13 +249,18 @@ func (ev *logisticEvaluator) point(a, b float64) {
 		}
 		if xi != prev {
 			prev = xi
-			z = a + float64(b*xi)
-			if z == zs[i] && reuseValues {
-				// ±0 alike: e, log(1 + e^z) and σ(z) do not see the sign.
+			nz := a + float64(b*xi)
+			switch {
+			case nz == z && reuseValues:
+				// The previous row's z (all rows at b = 0): keep its e
+				// and l. ±0 alike: e, log(1 + e^z) and σ(z) do not see
+				// the sign.
+			case nz == zs[i] && reuseValues:
 				e, l = es[i], ls[i]
-			} else {
-				e, l = detExpNonPos(-math.Abs(z)), math.NaN()
+			default:
+				e, l = detExpNonPos(-math.Abs(nz)), math.NaN()
 			}
+			z = nz
 		}
 		zs[i], es[i], ls[i] = z, e, l
 	}
@@ -263,8 +269,8 @@ func (ev *logisticEvaluator) point(a, b float64) {
 // obj returns the objective at the point (b its slope): Σ w·(log(1 + e^z)
 // − y·z), computed stably from e = e^−|z|.
 func (ev *logisticEvaluator) obj(b float64) float64 {
-	var f, lse float64
-	prevX := math.NaN()
+	var f float64
+	prevX, prevZ, lse := math.NaN(), math.NaN(), math.NaN()
 	n := len(ev.x)
 	zs, es, ls, ys, ws := ev.z[:n], ev.e[:n], ev.ls[:n], ev.y[:n], ev.w[:n]
 	for i, xi := range ev.x {
@@ -275,14 +281,17 @@ func (ev *logisticEvaluator) obj(b float64) float64 {
 		z := zs[i]
 		if xi != prevX {
 			prevX = xi
-			lse = ls[i]
+			if z != prevZ || !reuseValues {
+				lse = ls[i]
+			}
+			prevZ = z
 			if lse != lse {
 				lse = detLog1pUnit(es[i])
 				if z > 0 {
 					lse = z + lse
 				}
-				ls[i] = lse
 			}
+			ls[i] = lse
 		}
 		f += float64(wi * (lse - float64(ys[i]*z)))
 	}
