@@ -210,12 +210,13 @@ func descentCertain(ga, gb, haa, hab, hbb, dA, dB, xmax, fb, wsum, C, b, slack f
 // of one task, as fitBuf writes them, or tasks of equal length) reuse its
 // numbers, computed once, and a row whose z has the same value as the
 // row before (all rows at b = 0) or as at the point before (a short step
-// near the minimum) takes that row's or point's e^−|z| and log(1 + e^z):
-// the same numbers, not computed again.
+// near the minimum) takes that row's or point's e^−|z| and log(1 + e^−|z|),
+// and a row whose e^−|z| is unchanged keeps its log(1 + e^−|z|): the same
+// numbers, not computed again.
 type logisticEvaluator struct {
 	x, y, w  []float64
 	C        float64
-	z, e, ls []float64 // per row with weight, at the point; ls NaN: not computed
+	z, e, ls []float64 // per row with weight, at the point: z, e^−|z|, log(1 + e^−|z|) (NaN: not computed)
 }
 
 func (ev *logisticEvaluator) init(x, y, w []float64, C float64, scratch *[]float64) {
@@ -233,7 +234,7 @@ func (ev *logisticEvaluator) init(x, y, w []float64, C float64, scratch *[]float
 	}
 	ev.z, ev.e, ev.ls = buf[:n], buf[n:2*n], buf[2*n:3*n]
 	for i := range ev.z {
-		ev.z[i] = math.NaN() // nothing computed yet
+		ev.z[i], ev.ls[i] = math.NaN(), math.NaN() // nothing computed yet
 	}
 }
 
@@ -259,6 +260,9 @@ func (ev *logisticEvaluator) point(a, b float64) {
 				e, l = es[i], ls[i]
 			default:
 				e, l = detExpNonPos(-math.Abs(nz)), math.NaN()
+				if e == es[i] && reuseValues {
+					l = ls[i] // log(1 + e) depends on e alone
+				}
 			}
 			z = nz
 		}
@@ -282,16 +286,16 @@ func (ev *logisticEvaluator) obj(b float64) float64 {
 		if xi != prevX {
 			prevX = xi
 			if z != prevZ || !reuseValues {
-				lse = ls[i]
-			}
-			prevZ = z
-			if lse != lse {
-				lse = detLog1pUnit(es[i])
+				l := ls[i] // log(1 + e)
+				if l != l {
+					l = detLog1pUnit(es[i])
+				}
+				ls[i], lse = l, l
 				if z > 0 {
-					lse = z + lse
+					lse = z + l
 				}
 			}
-			ls[i] = lse
+			prevZ = z
 		}
 		f += float64(wi * (lse - float64(ys[i]*z)))
 	}
