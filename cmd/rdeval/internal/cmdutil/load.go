@@ -316,3 +316,14 @@ func ReadTaskWeights(path string) (map[string]float64, error) {
 	}
 	return out, nil
 }
+
+// CheckRunColumns refuses a value of flag (e.g. --by) that is not a runs
+// column (ingest.IsRunColumn).
+func CheckRunColumns(flag string, cols []string) error {
+	for _, c := range cols {
+		if !ingest.IsRunColumn(c) {
+			return Usagef("%s %q: not a runs column", flag, c)
+		}
+	}
+	return nil
+}

@@ -79,10 +79,8 @@ writes +Inf and NaN as null; latex is a booktabs table for the paper.`,
 			if err := opts.Bootstrap.Check(); err != nil {
 				return err
 			}
-			for _, b := range opts.By {
-				if !ingest.IsRunColumn(b) {
-					return cmdutil.Usagef("--by %q: not a runs column", b)
-				}
+			if err := cmdutil.CheckRunColumns("--by", opts.By); err != nil {
+				return err
 			}
 			if opts.Figure != "" {
 				if err := cmdutil.CheckFigurePath("--figure", opts.Figure); err != nil {

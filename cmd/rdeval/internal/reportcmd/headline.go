@@ -69,7 +69,7 @@ func headlines(ds *ingest.Dataset, s headlineSettings) ([]headline, []string) {
 	if rb := study.BenchmarkRuns(ds, "re-bench", true); len(rb.Runs) > 0 {
 		add(scoreAtKHeadline(rb, s, pct))
 		add(allocationHeadline(rb, s, pct))
-		if hasAgentCosts(rb) {
+		if hasAgentRun(rb, func(r *ingest.Run) bool { return r.CostUSD.Valid }) {
 			add(costHeadline(rb, s, pct))
 		} else {
 			leftOut = append(leftOut, "table cost (cost.csv): no RE-Bench agent run has cost_usd (METR's dollar_equivalent)")
@@ -91,7 +91,7 @@ func headlines(ds *ingest.Dataset, s headlineSettings) ([]headline, []string) {
 	if s.horizonBench != "" {
 		hz = study.BenchmarkRuns(ds, s.horizonBench, true)
 	}
-	if hasHumanMinutes(hz) {
+	if hasAgentRun(hz, func(r *ingest.Run) bool { return r.HumanMinutes.Valid }) {
 		add(horizonHeadline(hz, s, pct))
 		if s.dates == nil {
 			leftOut = append(leftOut, "the doubling time of the time horizons: no release dates (give --release-dates FILE, agent: YYYY-MM-DD)")
@@ -102,10 +102,10 @@ func headlines(ds *ingest.Dataset, s headlineSettings) ([]headline, []string) {
 	return out, leftOut
 }
 
-// hasAgentCosts: some run not of kind human has cost_usd.
-func hasAgentCosts(ds *ingest.Dataset) bool {
+// hasAgentRun: some run not of kind human satisfies has.
+func hasAgentRun(ds *ingest.Dataset, has func(r *ingest.Run) bool) bool {
 	for i := range ds.Runs {
-		if ds.Runs[i].CostUSD.Valid && ds.Runs[i].Kind != "human" {
+		if ds.Runs[i].Kind != "human" && has(&ds.Runs[i]) {
 			return true
 		}
 	}
@@ -138,15 +138,6 @@ func costHeadline(ds *ingest.Dataset, s headlineSettings, pct string) (headline,
 	}
 	h.csv = res.Table()
 	return h, nil
-}
-
-func hasHumanMinutes(ds *ingest.Dataset) bool {
-	for i := range ds.Runs {
-		if ds.Runs[i].HumanMinutes.Valid && ds.Runs[i].Kind != "human" {
-			return true
-		}
-	}
-	return false
 }
 
 // est formats an estimate with its interval as papers do.

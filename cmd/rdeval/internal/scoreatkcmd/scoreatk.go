@@ -9,7 +9,6 @@ import (
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
-	"github.com/rdeval/rdeval/ingest"
 	"github.com/spf13/cobra"
 )
 
@@ -97,10 +96,8 @@ score are left out and counted.`,
 			if opts.Method == "" {
 				opts.Method = "studentized"
 			}
-			for _, b := range opts.By {
-				if !ingest.IsRunColumn(b) {
-					return cmdutil.Usagef("--by %q: not a runs column", b)
-				}
+			if err := cmdutil.CheckRunColumns("--by", opts.By); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
