@@ -397,7 +397,7 @@ func FitGLM(x [][]float64, y []float64, names []string, opt GLMOptions) (*GLMFit
 		var pv float64
 		if opt.Family == Gaussian && opt.Cluster == nil {
 			if fit.DFResidual > 0 {
-				pv = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(fit.DFResidual)}.CDF(-math.Abs(st))
+				pv = 2 * StudentTCDF(-math.Abs(st), float64(fit.DFResidual))
 			} else {
 				pv = math.NaN()
 			}

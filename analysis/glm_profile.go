@@ -55,7 +55,7 @@ func GLMProfileCI(x [][]float64, y []float64, names []string, opt GLMOptions, fi
 		if n-p <= 0 {
 			return nil, nil, errors.New("glm: no residual degrees of freedom for a gaussian profile")
 		}
-		zmax = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - p)}.Quantile(1 - alpha/2)
+		zmax = StudentTQuantile(1-alpha/2, float64(n-p))
 	} else {
 		zmax = distuv.UnitNormal.Quantile(1 - alpha/2)
 	}

@@ -101,7 +101,7 @@ func TestSeededBitsPinned(t *testing.T) {
 			}
 			return err
 		}},
-		{"power pilot", "6cdf0b0b0f6dfd0a310333466b55dd3ecf47824eab53b80b70bc51d6bcf0b316", func(h *bitHash) error {
+		{"power pilot", "76b536b5ddbddd00ab3f78230426beced96b78fd42cbbb28ef3656652de036c0", func(h *bitHash) error {
 			var a, b []OutcomeRun
 			for i := range 6 {
 				for j := range 5 {
@@ -129,27 +129,28 @@ func TestSeededBitsPinned(t *testing.T) {
 			}
 			return nil
 		}},
-		// power's Student t (StudentTCDF, StudentTQuantile in power.go), which
-		// the seeded paired t-tests use instead of gonum's distuv.StudentsT
-		// for this reason, measured 2026-12-02 with gonum v0.17.0: over df
-		// 1..200 × 7 levels (0.5005 to 0.9995), distuv's Quantile gave other
-		// bits than the default linux/amd64 build in 27 of 1,400 cases under
+		// The one Student t (studentt.go: StudentTCDF, StudentTQuantile),
+		// which the GLM and power use instead of gonum's distuv.StudentsT for
+		// this reason, measured 2026-12-02 with gonum v0.17.0: over df 1..200
+		// × 7 levels (0.5005 to 0.9995), distuv's Quantile gave other bits
+		// than the default linux/amd64 build in 27 of 1,400 cases under
 		// GOARCH=386 and in 593 under GOAMD64=v3 (its CDF, over 801 points ×
-		// 7 df, in 457 and 738 of 5,607); power's in none under 386, and
-		// under v3 in 10 quantiles, all with df ≥ 66, and in CDFs at df = 120
-		// only: math.Lgamma, which its incomplete beta calls, gives other
-		// bits under v3 (for 32 of the 201 arguments ½, 1, …, 100½, from 9
-		// up). Pinned where it was found the same in all three builds.
-		{"power's Student t, df ≤ 60", "7dbf3d38c6b08aa67d1884f106215ec363c65af47f9df66ca012c3ae5d16d10d", func(h *bitHash) error {
-			for df := 1.0; df <= 60; df++ {
-				for _, p := range []float64{0.5005, 0.9, 0.95, 0.975, 0.99, 0.995, 0.9995} {
+		// 7 df, in 457 and 738 of 5,607). Before detLgamma, power's own t
+		// differed under v3 too (10 quantiles with df ≥ 66, CDFs at df = 120:
+		// math.Lgamma's bits, for 32 of the 201 arguments ½, 1, …, 100½).
+		{"Student t", "2f0b544d4c07f6f42b57d9fe682e91bfce937e2e3cb1bb96c7614175cf5a7e09", func(h *bitHash) error {
+			for df := 1.0; df <= 200; df++ {
+				for _, p := range []float64{1e-9, 0.5005, 0.9, 0.95, 0.975, 0.99, 0.995, 0.9995} {
 					h.add(StudentTQuantile(p, df))
 				}
 			}
 			for i := -400; i <= 400; i++ {
-				for _, df := range []float64{1, 2, 3, 5, 9, 30} {
+				for _, df := range []float64{1, 2, 3, 5, 9, 30, 66, 120, 200, 1e4, 1e6} {
 					h.add(StudentTCDF(float64(i)/37, df))
 				}
+			}
+			for i := 1; i <= 400; i++ {
+				h.add(detLgamma(float64(i)/2), detLgamma(float64(i*i)/7))
 			}
 			return nil
 		}},
