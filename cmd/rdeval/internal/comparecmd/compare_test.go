@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/allocationcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/spf13/cobra"
@@ -76,8 +75,8 @@ func TestCompareErrors(t *testing.T) {
 
 // TestCompareTruncatedHumans: agents' 2-h runs against humans read at 2 h
 // from their 8-h score logs (the paper's "agents score 4× humans at 2 h").
-// The human estimate equals rdeval allocation's truncated human row at 2 h
-// (computed there through AllocationCurve rather than Compare).
+// (That the human estimate equals rdeval allocation's truncated human row
+// at 2 h is checked across the two commands in cli/crosscheck_test.go.)
 func TestCompareTruncatedHumans(t *testing.T) {
 	data := filepath.Join("..", "demo", "data", "re-bench")
 	in := []string{filepath.Join(data, "runs.jsonl"), filepath.Join(data, "score_log.jsonl")}
@@ -89,20 +88,6 @@ func TestCompareTruncatedHumans(t *testing.T) {
 	json.Unmarshal([]byte(out), &rows)
 	if len(rows) != 1 || rows[0]["ratio"].(float64) <= 1 {
 		t.Fatalf("agents should beat humans at 2 h in the demo: %s", out)
-	}
-	io, aout, _ := iostreams.Test()
-	ac := allocationcmd.NewCmd(io, nil)
-	ac.SetArgs(append(in, "--where", "agent=human", "--budgets", "2h", "--boot", "0", "--format", "json"))
-	if err := ac.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	var alloc []map[string]any
-	json.Unmarshal(aout.Bytes(), &alloc)
-	if len(alloc) != 1 || alloc[0]["truncated"] != true {
-		t.Fatalf("allocation: %s", aout)
-	}
-	if eb, want := rows[0]["estimate_b"].(float64), alloc[0]["estimate"].(float64); math.Abs(eb-want) > 1e-12 {
-		t.Errorf("human estimate at 2 h %v, allocation %v", eb, want)
 	}
 }
 

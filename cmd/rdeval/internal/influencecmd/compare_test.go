@@ -6,9 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/auditcmd"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/multiversecmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 )
@@ -16,10 +15,11 @@ import (
 // TestCompareInfluenceEqualsRecompute: on the demo study, the three
 // fictional agents' 30-minute runs pooled (score@4) over humans read at 2 h
 // from their score logs: the "without" of every agent, task and run row
-// equals rdeval audit's compare claim (boot 0) recomputed on the runs left,
-// to 1e-12; so does the estimate and every step of the greedy removal.
+// equals the compare Spec (what rdeval audit's claims evaluate; boot 0)
+// recomputed on the runs left, to 1e-12; so does the estimate and every
+// step of the greedy removal.
 func TestCompareInfluenceEqualsRecompute(t *testing.T) {
-	ds, err := multiversecmd.LoadDemo()
+	ds, err := demo.Load(ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,16 +29,12 @@ func TestCompareInfluenceEqualsRecompute(t *testing.T) {
 			rb.Runs = append(rb.Runs, r)
 		}
 	}
-	claims := filepath.Join(t.TempDir(), "claims.yaml")
-	os.WriteFile(claims, []byte(`claims:
-  - id: c
-    stat: {kind: compare, a: "kind=agent;time_limit_s=1800", b: "agent=human", budget: 2h, measure: ratio}
-    expect: {min: 0}
-`), 0o644)
-	f, err := auditcmd.Load(claims)
-	if err != nil {
+	sp := study.Spec{Kind: "compare", A: "kind=agent;time_limit_s=1800", B: "agent=human", Budget: "2h", Measure: "ratio"}
+	if err := sp.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	// direct is the statistic recomputed on the runs keep keeps, by the
+	// one Spec that rdeval audit's claims evaluate (boot 0).
 	direct := func(keep func(*ingest.Run) bool) float64 {
 		d := &ingest.Dataset{Scores: rb.Scores, Tasks: rb.Tasks}
 		for _, r := range rb.Runs {
@@ -46,18 +42,14 @@ func TestCompareInfluenceEqualsRecompute(t *testing.T) {
 				d.Runs = append(d.Runs, r)
 			}
 		}
-		row := auditcmd.Evaluate(f.Claims[0], d, 0, 1)
-		if row.Verdict == auditcmd.CannotCompute {
+		est, err := sp.Evaluate(d, study.EvalParams{Boot: 0, Seed: 1})
+		if err != nil || est.Refusal != "" {
 			return math.NaN()
 		}
-		return row.Value
+		return est.Value
 	}
 	var res Result
 	io, _, _ := iostreams.Test()
-	sp := study.Spec{Kind: "compare", A: "kind=agent;time_limit_s=1800", B: "agent=human", Budget: "2h", Measure: "ratio"}
-	if err := sp.Validate(); err != nil {
-		t.Fatal(err)
-	}
 	opts := &Options{IO: io, Format: "json", Spec: sp,
 		Top: 0, FlagAbove: 2, Threshold: 3, OnRows: func(r Result) { res = r }}
 	if err := Compute(opts, rb); err != nil {

@@ -1,7 +1,7 @@
 package multiversecmd
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -11,9 +11,7 @@ import (
 	"testing"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/auditcmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/horizoncmd"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
@@ -212,23 +210,14 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 
 // TestREBenchRatioCellsEqualDirect: every cell of
 // examples/multiverse-rebench-ratio.yaml (METR public data, three versions ×
-// cap × outlier × bootstrap unit) equals rdeval audit's compare claim on
-// scores capped or filtered directly (hierarchical bootstrap: compare's), or
-// for the other units analysis.UnitBootstrap on the groups audit compares.
+// cap × outlier × bootstrap unit) equals the compare Spec (what rdeval
+// audit's claims evaluate) on scores capped or filtered directly
+// (hierarchical bootstrap: compare's), or for the other units
+// analysis.UnitBootstrap on the groups compared.
 func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 	skipWithoutAnchors(t)
 	res := computeSpec(t, "../../../../examples/multiverse-rebench-ratio.yaml", 200)
-	dir := t.TempDir()
-	claims := filepath.Join(dir, "claims.yaml")
-	os.WriteFile(claims, []byte(`claims:
-  - id: c
-    stat: {kind: compare, a: "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", b: "agent=human", budget: 8h, measure: ratio}
-    expect: {min: 0}
-`), 0o644)
-	f, err := auditcmd.Load(claims)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := study.Spec{Kind: "compare", A: "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", B: "agent=human", Budget: "8h", Measure: "ratio"}
 	files := map[string]string{"3a947ac": metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
 		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	loaded := map[string]*ingest.Dataset{}
@@ -257,23 +246,21 @@ func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 			}
 			capped.Runs = append(capped.Runs, r)
 		}
-		row := auditcmd.Evaluate(f.Claims[0], capped, 200, 7)
-		if row.Verdict == auditcmd.CannotCompute {
-			t.Fatalf("cell %d: audit cannot compute: %s", c.Index, row.Reason)
-		}
+		val, lo, hi := specValue(t, sp, capped, 200, 7)
 		if u := label(res, c, KeyBootstrap); u != "hierarchical" {
 			unit, _ := analysis.ParseBootUnit(u)
-			row.CILow, row.CIHigh = unitCI(t, capped, "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", "agent=human", 8*3600, unit, 200)
+			lo, hi = unitCI(t, capped, "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", "agent=human", 8*3600, unit, 200)
 		}
-		checkCell(t, c, row.Value, row.CILow, row.CIHigh)
+		checkCell(t, c, val, lo, hi)
 	}
 }
 
 // TestHorizonCellsEqualDirect: every cell of examples/multiverse-horizons.yaml
 // (METR public data; version × weighting × regularization × success ×
-// bootstrap unit) equals rdeval horizon --where agent=… with those flags
-// (hierarchical bootstrap: the command has no other), or analysis.Horizons
-// on runs built here from the input (other units).
+// bootstrap unit) equals study.Horizon, what rdeval horizon --where agent=…
+// computes with those flags (hierarchical bootstrap: the command has no
+// other), or analysis.Horizons on runs built here from the input (other
+// units).
 func TestHorizonCellsEqualDirect(t *testing.T) {
 	skipWithoutAnchors(t)
 	if testing.Short() {
@@ -287,8 +274,7 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 	files := map[string]string{"3a947ac": metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
 		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	for _, c := range res.Cells {
-		io, out, _ := iostreams.Test()
-		o := &horizoncmd.Options{IO: io, Format: cmdutil.FormatJSON, Weighting: label(res, c, KeyWeighting), Bootstrap: cmdutil.Bootstrap{Boot: 30, Seed: 7, CI: 0.95},
+		o := study.HorizonParams{Weighting: label(res, c, KeyWeighting), Boot: 30, Seed: 7, CI: 0.95,
 			Quantiles: []float64{0.5}, ScoreCol: label(res, c, KeySuccess)}
 		fmt.Sscan(label(res, c, KeyRegularization), &o.Regularization)
 		v := label(res, c, KeyData)
@@ -325,21 +311,15 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 			checkCell(t, c, hr.Agents[0].Horizons[0], hr.Agents[0].CILow[0], hr.Agents[0].CIHigh[0])
 			continue
 		}
-		if err := horizoncmd.Compute(o, ds, nil); err != nil {
+		hr, err := study.Horizon(ds, o)
+		if err != nil {
 			t.Fatal(err)
 		}
-		var rows []map[string]any
-		if err := json.Unmarshal(out.Bytes(), &rows); err != nil || len(rows) != 1 {
-			t.Fatalf("horizon output: %v (%d rows)", err, len(rows))
+		if len(hr.Fit.Agents) != 1 {
+			t.Fatalf("horizon: %d agents", len(hr.Fit.Agents))
 		}
-		g := func(k string) float64 {
-			x, ok := rows[0][k].(float64)
-			if !ok {
-				return math.NaN()
-			}
-			return x
-		}
-		checkCell(t, c, g("p50_minutes"), g("p50_ci_low"), g("p50_ci_high"))
+		a := hr.Fit.Agents[0]
+		checkCell(t, c, a.Horizons[0], a.CILow[0], a.CIHigh[0])
 	}
 }
 
@@ -483,7 +463,8 @@ func writeSpecFile(t *testing.T, body string) string {
 
 // TestDemoRegressCellsEqualDirect: a GLM coefficient (gaussian, score ~
 // agent + time_limit_s on the demo's agent runs) under cap × outlier equals
-// rdeval audit's regress claim on directly re-normalized scores.
+// the regress Spec (what rdeval audit's claims evaluate) on directly
+// re-normalized scores.
 func TestDemoRegressCellsEqualDirect(t *testing.T) {
 	spec := writeSpecFile(t, `data: ["@demo"]
 where: {benchmark: re-bench, kind: agent}
@@ -493,15 +474,7 @@ choices:
   outlier: [none, "exclude:1"]
 `)
 	res := computeSpec(t, spec, 0)
-	claims := writeSpecFile(t, `claims:
-  - id: c
-    stat: {kind: regress, formula: "score ~ agent + time_limit_s", family: gaussian, term: time_limit_s}
-    expect: {min: -1}
-`)
-	f, err := auditcmd.Load(claims)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := study.Spec{Kind: "regress", Formula: "score ~ agent + time_limit_s", Family: "gaussian", Term: "time_limit_s"}
 	ds, err := LoadDemo()
 	if err != nil {
 		t.Fatal(err)
@@ -510,11 +483,8 @@ choices:
 	distinct := map[float64]bool{}
 	for _, c := range res.Cells {
 		d := directScores(t, base, "0", label(res, c, KeyCap), "", label(res, c, KeyOutlier))
-		row := auditcmd.Evaluate(f.Claims[0], d, 0, 7)
-		if row.Verdict == auditcmd.CannotCompute {
-			t.Fatalf("cell %d: %s", c.Index, row.Reason)
-		}
-		checkCell(t, c, row.Value, row.CILow, row.CIHigh)
+		v, lo, hi := specValue(t, sp, d, 0, 7)
+		checkCell(t, c, v, lo, hi)
 		distinct[c.Value] = true
 	}
 	if len(distinct) < 3 {
@@ -557,4 +527,22 @@ func sortedTaskNames(m map[string][]float64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// specValue is the statistic sp on ds with its interval, by the one Spec
+// that rdeval audit's claims evaluate (the direct computation the cells are
+// checked against).
+func specValue(t *testing.T, sp study.Spec, ds *ingest.Dataset, boot int, seed uint64) (v, lo, hi float64) {
+	t.Helper()
+	if err := sp.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	est, err := sp.Evaluate(ds, study.EvalParams{Boot: boot, Seed: seed})
+	if err == nil && est.Refusal != "" {
+		err = errors.New(est.Refusal)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", sp.Kind, err)
+	}
+	return est.Value, est.Lo, est.Hi
 }
