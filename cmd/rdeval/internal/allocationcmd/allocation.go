@@ -69,7 +69,7 @@ does; those rows have truncated = true. Without score logs there are no such row
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -84,8 +84,8 @@ does; those rows have truncated = true. Without score logs there are no such row
 	return cmd
 }
 
-// Run computes and prints the allocation table.
-func Run(opts *Options) error {
+// run computes and prints the allocation table.
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err

@@ -6,7 +6,11 @@
 package archtest
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -87,9 +91,9 @@ func isCommand(name string) bool { return strings.HasSuffix(name, "cmd") }
 // TestCommandsImportNoCommand: a command package imports no other command
 // package (the glue they share is package study, and figconfig for the
 // figure configs), and no other package but cli, which assembles the
-// commands, imports one. Tests may run a command to cross-check another
-// (allocation against curves; interop runs execute), so test imports are
-// checked only for the glue, study and figconfig.
+// commands, imports one, tests included: checks across commands run the
+// root command in cli's tests (cli/crosscheck_test.go). Only interop, a
+// harness for other tools' run formats, may run a command in its tests.
 // Checked to fail when reportcmd imports figurescmd.
 func TestCommandsImportNoCommand(t *testing.T) {
 	dir := filepath.Join(repoRoot(t), "cmd", "rdeval", "internal")
@@ -110,7 +114,7 @@ func TestCommandsImportNoCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		imports := pkg.Imports
-		if e.Name() == "study" || e.Name() == "figconfig" {
+		if e.Name() != "interop" {
 			imports = append(append(append([]string{}, imports...), pkg.TestImports...), pkg.XTestImports...)
 		}
 		for _, imp := range imports {
@@ -123,4 +127,79 @@ func TestCommandsImportNoCommand(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCommandsExportOnlyNewCmd: a command package exports its NewCmd and
+// its Options (types named …Options, with their methods), nothing else:
+// what two commands share lives in package study, cmdutil or figconfig,
+// not in a command that the other would have to import. Checked to fail
+// with auditcmd's Evaluate exported.
+func TestCommandsExportOnlyNewCmd(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "cmd", "rdeval", "internal")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !isCommand(e.Name()) {
+			continue
+		}
+		pkgs, err := parser.ParseDir(token.NewFileSet(), filepath.Join(dir, e.Name()), func(fi fs.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pkg := range pkgs {
+			for name, f := range pkg.Files {
+				for _, bad := range exportedBeyondNewCmd(f) {
+					t.Errorf("%s/%s exports %s: a command package exports only NewCmd and its Options", e.Name(), filepath.Base(name), bad)
+				}
+			}
+		}
+	}
+}
+
+// exportedBeyondNewCmd lists f's exported top-level names other than
+// NewCmd, types ending in Options and methods on those types.
+func exportedBeyondNewCmd(f *ast.File) []string {
+	allowedType := func(n string) bool { return strings.HasSuffix(n, "Options") }
+	var out []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if !d.Name.IsExported() {
+				continue
+			}
+			if d.Recv == nil {
+				if d.Name.Name != "NewCmd" {
+					out = append(out, "func "+d.Name.Name)
+				}
+				continue
+			}
+			recv := d.Recv.List[0].Type
+			if s, ok := recv.(*ast.StarExpr); ok {
+				recv = s.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && id.IsExported() && !allowedType(id.Name) {
+				out = append(out, "method "+id.Name+"."+d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.TypeSpec:
+					if sp.Name.IsExported() && !allowedType(sp.Name.Name) {
+						out = append(out, "type "+sp.Name.Name)
+					}
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						if n.IsExported() {
+							out = append(out, d.Tok.String()+" "+n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }

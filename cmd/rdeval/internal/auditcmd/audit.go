@@ -19,13 +19,13 @@ import (
 
 // Verdicts.
 const (
-	Holds         = "holds"
-	Fails         = "fails"
-	CannotCompute = "cannot compute"
+	verdictHolds         = "holds"
+	verdictFails         = "fails"
+	verdictCannotCompute = "cannot compute"
 )
 
-// FormatMarkdown is the markdown --format.
-const FormatMarkdown = "markdown"
+// formatMarkdown is the markdown --format.
+const formatMarkdown = "markdown"
 
 // Options are the parsed flags of `rdeval audit`.
 type Options struct {
@@ -96,7 +96,7 @@ the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Claims = args[0]
-			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, FormatMarkdown, cmdutil.FormatLaTeX); err != nil {
+			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, formatMarkdown, cmdutil.FormatLaTeX); err != nil {
 				return err
 			}
 			if err := opts.Bootstrap.Check(); err != nil {
@@ -105,7 +105,7 @@ the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -116,8 +116,8 @@ the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 	return cmd
 }
 
-// Row is one claim's verdict.
-type Row struct {
+// row is one claim's verdict.
+type row struct {
 	ID, Text, Kind       string
 	Value, CILow, CIHigh float64
 	Expected             string
@@ -128,10 +128,10 @@ type Row struct {
 	Warnings []error
 }
 
-// Run loads the claims and the data, evaluates and prints the verdicts. A
+// run loads the claims and the data, evaluates and prints the verdicts. A
 // failing claim gives a plain error (exit 1).
-func Run(opts *Options) error {
-	f, err := Load(opts.Claims)
+func run(opts *Options) error {
+	f, err := load(opts.Claims)
 	if err != nil {
 		return err
 	}
@@ -162,16 +162,16 @@ func Run(opts *Options) error {
 		return cmdutil.ReportLoadError(opts.IO, err)
 	}
 	cmdutil.PrintWarnings(opts.IO, ds)
-	rows := make([]Row, 0, len(f.Claims))
+	rows := make([]row, 0, len(f.Claims))
 	var failed []string
 	for _, c := range f.Claims {
-		r := Evaluate(c, ds, opts.Boot, opts.Seed)
+		r := evaluate(c, ds, opts.Boot, opts.Seed)
 		for _, w := range r.Warnings {
 			// A claim's statistic is one group, with no key: drop the
 			// empty key's ": ".
 			opts.IO.Warnf("%s: %s", c.ID, strings.TrimPrefix(w.Error(), ": "))
 		}
-		if r.Verdict == Fails {
+		if r.Verdict == verdictFails {
 			failed = append(failed, c.ID)
 		}
 		rows = append(rows, r)
@@ -185,12 +185,12 @@ func Run(opts *Options) error {
 	return nil
 }
 
-// Evaluate recomputes one claim's statistic and judges it.
-func Evaluate(c Claim, ds *ingest.Dataset, boot int, seed uint64) Row {
-	row := Row{ID: c.ID, Text: c.Text, Kind: c.Stat.Kind, Value: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(), Expected: c.Expect.String()}
+// evaluate recomputes one claim's statistic and judges it.
+func evaluate(c claim, ds *ingest.Dataset, boot int, seed uint64) row {
+	row := row{ID: c.ID, Text: c.Text, Kind: c.Stat.Kind, Value: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(), Expected: c.Expect.String()}
 	sub := study.Subset(ds, c.Stat.Where)
 	if len(sub.Runs) == 0 {
-		row.Verdict, row.Reason = CannotCompute, "no run matches the claim's where"
+		row.Verdict, row.Reason = verdictCannotCompute, "no run matches the claim's where"
 		return row
 	}
 	res, err := c.Stat.Evaluate(sub, study.EvalParams{Boot: boot, Seed: seed})
@@ -198,7 +198,7 @@ func Evaluate(c Claim, ds *ingest.Dataset, boot int, seed uint64) Row {
 		err = fmt.Errorf("not a measurement: %s", res.Refusal)
 	}
 	if err != nil {
-		row.Verdict, row.Reason = CannotCompute, err.Error()
+		row.Verdict, row.Reason = verdictCannotCompute, err.Error()
 		return row
 	}
 	note := res.Note
@@ -229,10 +229,10 @@ func Evaluate(c Claim, ds *ingest.Dataset, boot int, seed uint64) Row {
 	return row
 }
 
-func judge(e Expect, r study.Estimate) (string, string) {
+func judge(e expect, r study.Estimate) (string, string) {
 	x := r.Value
 	if math.IsNaN(x) {
-		return CannotCompute, "the statistic is undefined (NaN)"
+		return verdictCannotCompute, "the statistic is undefined (NaN)"
 	}
 	var fails []string
 	if e.Value != nil {
@@ -245,7 +245,7 @@ func judge(e Expect, r study.Estimate) (string, string) {
 		}
 		if e.InCI {
 			if math.IsNaN(r.Lo) || math.IsNaN(r.Hi) {
-				return CannotCompute, "in_ci needs a confidence interval (none: --boot 0 or no bootstrap for this kind)"
+				return verdictCannotCompute, "in_ci needs a confidence interval (none: --boot 0 or no bootstrap for this kind)"
 			}
 			if v < r.Lo || v > r.Hi {
 				fails = append(fails, fmt.Sprintf("%s is outside the 95%% CI [%s, %s]", fmtNum(v), fmtNum(r.Lo), fmtNum(r.Hi)))
@@ -259,9 +259,9 @@ func judge(e Expect, r study.Estimate) (string, string) {
 		fails = append(fails, fmt.Sprintf("%s > max %s", fmtNum(x), fmtNum(*e.Max)))
 	}
 	if len(fails) > 0 {
-		return Fails, strings.Join(fails, "; ")
+		return verdictFails, strings.Join(fails, "; ")
 	}
-	return Holds, ""
+	return verdictHolds, ""
 }
 
 func fmtNum(x float64) string {
@@ -271,7 +271,7 @@ func fmtNum(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
-func write(opts *Options, rows []Row) error {
+func write(opts *Options, rows []row) error {
 	switch opts.Format {
 	case cmdutil.FormatJSON:
 		js := make([]map[string]any, len(rows))
@@ -280,7 +280,7 @@ func write(opts *Options, rows []Row) error {
 				"expected": r.Expected, "verdict": r.Verdict, "reason": r.Reason}
 		}
 		return cmdutil.WriteJSON(opts.IO.Out, js)
-	case FormatMarkdown:
+	case formatMarkdown:
 		w := opts.IO.Out
 		fmt.Fprintln(w, "| Claim | Statement | Statistic | Recomputed | 95% CI | Expected | Verdict | Reason |")
 		fmt.Fprintln(w, "|---|---|---|---:|---|---|---|---|")

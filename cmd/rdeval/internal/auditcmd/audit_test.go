@@ -96,7 +96,7 @@ func TestAuditVerdicts(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	want := map[string]string{"holds-k1": Holds, "fails-k1": Fails, "cannot-2h": CannotCompute, "cannot-rates": CannotCompute}
+	want := map[string]string{"holds-k1": verdictHolds, "fails-k1": verdictFails, "cannot-2h": verdictCannotCompute, "cannot-rates": verdictCannotCompute}
 	if len(rows) != len(want) {
 		t.Fatalf("got %d rows", len(rows))
 	}
@@ -201,7 +201,7 @@ func TestAuditRExBenchExample(t *testing.T) {
 		t.Fatal("no rows")
 	}
 	for _, r := range rows {
-		if r["verdict"] != Holds {
+		if r["verdict"] != verdictHolds {
 			t.Errorf("%v: %v (%v)", r["id"], r["verdict"], r["reason"])
 		}
 	}

@@ -14,24 +14,24 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// File is a parsed claims file.
-type File struct {
+// file is a parsed claims file.
+type file struct {
 	Data   []string          `yaml:"data"`
 	Where  map[string]string `yaml:"where"`
-	Claims []Claim           `yaml:"-"`
+	Claims []claim           `yaml:"-"`
 	dir    string
 }
 
-// Claim is one statement, the statistic that backs it and what it must satisfy.
-type Claim struct {
+// claim is one statement, the statistic that backs it and what it must satisfy.
+type claim struct {
 	ID     string     `yaml:"id"`
 	Text   string     `yaml:"text"`
 	Stat   study.Spec `yaml:"stat"`
-	Expect Expect     `yaml:"expect"`
+	Expect expect     `yaml:"expect"`
 }
 
-// Expect is what the recomputed value must satisfy; every condition given must hold.
-type Expect struct {
+// expect is what the recomputed value must satisfy; every condition given must hold.
+type expect struct {
 	Value  *float64 `yaml:"value"`
 	RelTol *float64 `yaml:"rel_tol"`
 	AbsTol *float64 `yaml:"abs_tol"`
@@ -54,8 +54,8 @@ func strict(n *yaml.Node, out any) error {
 	return dec.Decode(out)
 }
 
-// Load reads and validates a claims file; every error is a *cmdutil.UsageError.
-func Load(path string) (*File, error) {
+// load reads and validates a claims file; every error is a *cmdutil.UsageError.
+func load(path string) (*file, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, cmdutil.Usagef("claims file: %v", err)
@@ -70,7 +70,7 @@ func Load(path string) (*File, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, cmdutil.Usagef("claims file %s: %v", path, err)
 	}
-	f := &File{Data: raw.Data, Where: raw.Where, dir: filepath.Dir(path)}
+	f := &file{Data: raw.Data, Where: raw.Where, dir: filepath.Dir(path)}
 	if err := checkWhere(raw.Where); err != nil {
 		return nil, cmdutil.Usagef("claims file %s: where: %v", path, err)
 	}
@@ -97,7 +97,7 @@ func Load(path string) (*File, error) {
 	return f, nil
 }
 
-func parseClaim(n *yaml.Node) (Claim, error) {
+func parseClaim(n *yaml.Node) (claim, error) {
 	var c struct {
 		ID     string    `yaml:"id"`
 		Text   string    `yaml:"text"`
@@ -105,9 +105,9 @@ func parseClaim(n *yaml.Node) (Claim, error) {
 		Expect yaml.Node `yaml:"expect"`
 	}
 	if err := strict(n, &c); err != nil {
-		return Claim{}, err
+		return claim{}, err
 	}
-	cl := Claim{ID: c.ID, Text: c.Text}
+	cl := claim{ID: c.ID, Text: c.Text}
 	if c.ID == "" {
 		return cl, fmt.Errorf("no id")
 	}
@@ -136,7 +136,7 @@ func checkWhere(w map[string]string) error {
 	return nil
 }
 
-func validate(c *Claim) error {
+func validate(c *claim) error {
 	if err := c.Stat.Validate(); err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func validate(c *Claim) error {
 }
 
 // String describes the expectation, e.g. "4 ±25%".
-func (e Expect) String() string {
+func (e expect) String() string {
 	var parts []string
 	if e.Value != nil {
 		v := fmtNum(*e.Value)

@@ -26,11 +26,11 @@ func TestAuditHorizonClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	const agent = "Claude 3.5 Sonnet (New)"
-	c := Claim{ID: "h", Stat: study.Spec{Kind: "horizon", Agent: agent}, Expect: Expect{Min: new(float64)}}
+	c := claim{ID: "h", Stat: study.Spec{Kind: "horizon", Agent: agent}, Expect: expect{Min: new(float64)}}
 	if err := validate(&c); err != nil {
 		t.Fatal(err)
 	}
-	row := Evaluate(c, ds, 100, 3)
+	row := evaluate(c, ds, 100, 3)
 	want, err := study.Horizon(study.Subset(ds, map[string]string{"agent": agent}), study.HorizonParams{Regularization: 0.1, Boot: 100, Seed: 3, CI: 0.95, Quantiles: []float64{0.5}})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestAuditHorizonClaim(t *testing.T) {
 			t.Errorf("audit %v, rdeval horizon %v (p50, ci)", row, a)
 		}
 	}
-	if row.Verdict != Holds {
+	if row.Verdict != verdictHolds {
 		t.Errorf("verdict %s (%s)", row.Verdict, row.Reason)
 	}
 	// Success that rises with task length has no horizon: rdeval horizon
@@ -59,7 +59,7 @@ func TestAuditHorizonClaim(t *testing.T) {
 	if err := validate(&c); err != nil {
 		t.Fatal(err)
 	}
-	if row := Evaluate(c, &up, 0, 1); row.Verdict != CannotCompute || !strings.Contains(row.Reason, "not a measurement") {
+	if row := evaluate(c, &up, 0, 1); row.Verdict != verdictCannotCompute || !strings.Contains(row.Reason, "not a measurement") {
 		t.Errorf("rising success: %s (%s), want cannot compute", row.Verdict, row.Reason)
 	}
 }

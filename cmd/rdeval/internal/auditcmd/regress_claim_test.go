@@ -47,7 +47,7 @@ claims:
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	want := map[string]string{"h-ahead": Holds, "h-significant": Holds, "too-big": Fails, "no-term": CannotCompute}
+	want := map[string]string{"h-ahead": verdictHolds, "h-significant": verdictHolds, "too-big": verdictFails, "no-term": verdictCannotCompute}
 	for _, r := range rows {
 		id := r["id"].(string)
 		if r["verdict"] != want[id] {
@@ -115,7 +115,7 @@ claims:
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	want := map[string]string{"b-better": Holds, "b-better-agq": Holds, "b-significant": Holds, "b-huge": Fails}
+	want := map[string]string{"b-better": verdictHolds, "b-better-agq": verdictHolds, "b-significant": verdictHolds, "b-huge": verdictFails}
 	for _, r := range rows {
 		id := r["id"].(string)
 		if r["verdict"] != want[id] {

@@ -87,7 +87,7 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -103,8 +103,8 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 	return cmd
 }
 
-// Run prints the comparison.
-func Run(opts *Options) error {
+// run prints the comparison.
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err

@@ -90,7 +90,7 @@ writes +Inf and NaN as null; latex is a booktabs table for the paper.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -105,17 +105,17 @@ writes +Inf and NaN as null; latex is a booktabs table for the paper.`,
 	return cmd
 }
 
-// Run computes and prints the costs.
-func Run(opts *Options) error {
+// run computes and prints the costs.
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err
 	}
-	return Compute(opts, ds)
+	return compute(opts, ds)
 }
 
-// Compute runs the command on a loaded dataset.
-func Compute(opts *Options, ds *ingest.Dataset) error {
+// compute runs the command on a loaded dataset.
+func compute(opts *Options, ds *ingest.Dataset) error {
 	res, err := study.Cost(ds, study.CostParams{By: opts.By, Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI, ResampleTasks: opts.BootUnit == "tasks", FrontierOn: opts.FrontierOn, NoHumans: opts.NoHumans})
 	opts.IO.Warn(res.Warnings...)
 	if err != nil {

@@ -64,7 +64,7 @@ the runs' total length.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -78,8 +78,8 @@ the runs' total length.`,
 	return cmd
 }
 
-// Run prints the curves (or the rates).
-func Run(opts *Options) error {
+// run prints the curves (or the rates).
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err

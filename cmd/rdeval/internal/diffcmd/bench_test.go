@@ -81,7 +81,7 @@ func BenchmarkBatch1000(b *testing.B) {
 	b.SetBytes(int64(size))
 	b.ResetTimer()
 	for b.Loop() {
-		if err := Run(opts); err != nil {
+		if err := run(opts); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,8 +21,8 @@ import (
 // Layout of a run folder for --run. Provisional: rdeval execute will
 // define the run folder; until it lands, these are the names read.
 const (
-	RunAgentPatch = "patch.diff" // the agent's patch
-	RunGoldPatch  = "gold.patch" // the task's gold patch (optional)
+	runAgentPatch = "patch.diff" // the agent's patch
+	runGoldPatch  = "gold.patch" // the task's gold patch (optional)
 )
 
 // Options are the parsed flags of `rdeval diff`.
@@ -154,7 +154,7 @@ Batch and task-stats rows print as --format table, json or csv, or go to -o FILE
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -162,7 +162,7 @@ Batch and task-stats rows print as --format table, json or csv, or go to -o FILE
 	fl.StringVar(&opts.Agent, "agent", "", "agent patch file (with --repo: the agent revision)")
 	fl.StringVar(&opts.Repo, "repo", "", "git repository: compare the patches from --base to --gold and to --agent")
 	fl.StringVar(&opts.Base, "base", "", "with --repo: the base revision both patches start from")
-	fl.StringVar(&opts.Run, "run", "", "run folder with "+RunAgentPatch+" (agent) and optionally "+RunGoldPatch+" (provisional layout)")
+	fl.StringVar(&opts.Run, "run", "", "run folder with "+runAgentPatch+" (agent) and optionally "+runGoldPatch+" (provisional layout)")
 	fl.StringVar(&opts.GoldDir, "gold-dir", "", "folder of <task>.patch gold patches (batch and --task-stats)")
 	fl.StringVar(&opts.GoldFile, "gold-file", "", "SWE-bench dataset (instance_id, patch) or predictions (instance_id, model_patch) file, JSON Lines or JSON: the gold patch of each instance")
 	fl.StringVar(&opts.AgentDir, "agent-dir", "", "folder of agent patches, <run_id>.patch at any depth (batch)")
@@ -267,8 +267,8 @@ func (o *Options) validate() error {
 	return only("--gold/--agent", "--gold", "--agent", "--html")
 }
 
-// Run compares and prints.
-func Run(opts *Options) error {
+// run compares and prints.
+func run(opts *Options) error {
 	switch opts.mode() {
 	case modeTaskStats:
 		return runTaskStats(opts)
@@ -316,9 +316,9 @@ func loadPair(opts *Options) (gold, agent *patch, err error) {
 				return nil, nil, err
 			}
 		} else if goldPath == "" {
-			goldPath = filepath.Join(opts.Run, RunGoldPatch)
+			goldPath = filepath.Join(opts.Run, runGoldPatch)
 			if !isFile(goldPath) {
-				return nil, nil, cmdutil.Usagef("--run %s: no %s in the run folder; pass the gold patch with --gold FILE", opts.Run, RunGoldPatch)
+				return nil, nil, cmdutil.Usagef("--run %s: no %s in the run folder; pass the gold patch with --gold FILE", opts.Run, runGoldPatch)
 			}
 		}
 		if gold == nil {
@@ -326,7 +326,7 @@ func loadPair(opts *Options) (gold, agent *patch, err error) {
 				return nil, nil, err
 			}
 		}
-		agent, err = readPatchFile(filepath.Join(opts.Run, RunAgentPatch), "agent", true)
+		agent, err = readPatchFile(filepath.Join(opts.Run, runAgentPatch), "agent", true)
 		return gold, agent, err
 	}
 	if gold, err = readPatchFile(opts.Gold, "gold", true); err != nil {

@@ -20,9 +20,9 @@ import (
 
 // Values of --agent-from.
 const (
-	AgentFromParent      = "parent"
-	AgentFromGrandparent = "grandparent"
-	AgentFromNone        = "none"
+	agentFromParent      = "parent"
+	agentFromGrandparent = "grandparent"
+	agentFromNone        = "none"
 )
 
 // allAgents names the summary row over every agent in --annotations output.
@@ -135,7 +135,7 @@ then a table "all" summed over frameworks and a "(total)" row per table.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -144,23 +144,23 @@ then a table "all" summed over frameworks and a "(total)" row per table.`,
 	fl.BoolVar(&opts.NoDefaultRules, "no-default-rules", false, "use only the --rules file")
 	fl.StringVar(&opts.Annotations, "annotations", "", "CSV of implicit-error annotations (run_id,category,difficulty,note): print their summary")
 	fl.BoolVar(&opts.Counts, "counts", false, "print counts per agent × group × type instead of one row per run")
-	cmdutil.EnumVar(cmd, &opts.AgentFrom, "agent-from", AgentFromParent, "agent of a run: name of its parent folder (parent), the folder above (grandparent) or none", AgentFromParent, AgentFromGrandparent, AgentFromNone)
+	cmdutil.EnumVar(cmd, &opts.AgentFrom, "agent-from", agentFromParent, "agent of a run: name of its parent folder (parent), the folder above (grandparent) or none", agentFromParent, agentFromGrandparent, agentFromNone)
 	fl.StringVar(&opts.Agent, "agent", "", "agent of every run (overrides --agent-from)")
 	fl.StringVar(&opts.PaperTable, "paper-table", "", "print the paper's error counts (long-format error_counts.csv) as Tables 9/10")
 	return cmd
 }
 
-// ClassifiedRun is one run and its label.
-type ClassifiedRun struct {
+// classifiedRun is one run and its label.
+type classifiedRun struct {
 	Agent string
 	ID    string
 	Files []string
 	Label errtax.Label
 }
 
-// Run classifies the runs (or summarises annotations, or prints the paper
+// run classifies the runs (or summarises annotations, or prints the paper
 // table) and writes the output to opts.IO.Out.
-func Run(opts *Options) error {
+func run(opts *Options) error {
 	if opts.PaperTable != "" {
 		return paperTable(opts)
 	}
@@ -168,7 +168,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	runs, skipped, err := FindRuns(opts.Paths, opts.AgentFrom, opts.Agent)
+	runs, skipped, err := findRuns(opts.Paths, opts.AgentFrom, opts.Agent)
 	if err != nil {
 		return err
 	}
@@ -208,9 +208,9 @@ func loadRules(opts *Options) (errtax.Rules, error) {
 	return errtax.Combine(user, errtax.DefaultRules()), nil
 }
 
-// IsLogName reports whether a file in a run folder is one of its logs:
+// isLogName reports whether a file in a run folder is one of its logs:
 // *.log, *.txt, stdout or stderr.
-func IsLogName(name string) bool {
+func isLogName(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".log", ".txt":
 		return true
@@ -287,7 +287,7 @@ func runLogs(dir string) ([]string, error) {
 				}
 				continue
 			}
-			if IsLogName(e.Name()) && isRegular(p) {
+			if isLogName(e.Name()) && isRegular(p) {
 				files = append(files, p)
 			}
 		}
@@ -296,7 +296,7 @@ func runLogs(dir string) ([]string, error) {
 	return files, walk(dir, 0, true)
 }
 
-// FindRuns turns PATH arguments into runs.
+// findRuns turns PATH arguments into runs.
 //
 // A file is a run named after the file (runs/o1/run3.log is run3), unless
 // it lies in a harness log subfolder (harnessDirs) of a trial folder: then
@@ -312,23 +312,23 @@ func runLogs(dir string) ([]string, error) {
 // of log files found this way is one run (give runs/o1/*.log for one run
 // per file). Folders without logs anywhere below them are returned in
 // skipped (the deepest such folder under a folder that gave runs), not an
-// error; FindRuns fails only when no PATH gives a run.
+// error; findRuns fails only when no PATH gives a run.
 //
 // The agent of a run is the name of the folder above the run's file or
 // folder (AgentFromParent) or the one above that (AgentFromGrandparent),
 // or agent when not empty.
-func FindRuns(paths []string, agentFrom, agent string) (runs []ClassifiedRun, skipped []string, err error) {
+func findRuns(paths []string, agentFrom, agent string) (runs []classifiedRun, skipped []string, err error) {
 	index := map[string]int{} // run folder or file (absolute) -> runs index
 	seen := map[string]bool{} // log files already in a run
 	add := func(at, id string, files []string) {
 		i, ok := index[at]
 		if !ok {
-			r := ClassifiedRun{Agent: agent, ID: id}
+			r := classifiedRun{Agent: agent, ID: id}
 			if r.Agent == "" {
 				switch agentFrom {
-				case AgentFromParent:
+				case agentFromParent:
 					r.Agent = filepath.Base(filepath.Dir(at))
-				case AgentFromGrandparent:
+				case agentFromGrandparent:
 					r.Agent = filepath.Base(filepath.Dir(filepath.Dir(at)))
 				}
 			}
@@ -457,7 +457,7 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-func writeRuns(opts *Options, runs []ClassifiedRun) error {
+func writeRuns(opts *Options, runs []classifiedRun) error {
 	if opts.Format == cmdutil.FormatJSON {
 		out := make([]map[string]any, len(runs))
 		for i, r := range runs {
@@ -502,7 +502,7 @@ func groupRank(g string) int {
 	return 50
 }
 
-func writeCounts(opts *Options, runs []ClassifiedRun) error {
+func writeCounts(opts *Options, runs []classifiedRun) error {
 	type key struct{ agent, group, typ string }
 	counts := map[key]int{}
 	for _, r := range runs {
@@ -540,7 +540,7 @@ func writeCounts(opts *Options, runs []ClassifiedRun) error {
 	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, nil)
 }
 
-func writeImplicit(opts *Options, runs []ClassifiedRun) error {
+func writeImplicit(opts *Options, runs []classifiedRun) error {
 	data, err := os.ReadFile(opts.Annotations)
 	if err != nil {
 		return cmdutil.Usagef("--annotations: %v", err)
@@ -549,7 +549,7 @@ func writeImplicit(opts *Options, runs []ClassifiedRun) error {
 	if err != nil {
 		return &cmdutil.BadInputError{Err: fmt.Errorf("--annotations %s: %w", opts.Annotations, err)}
 	}
-	byID := map[string]*ClassifiedRun{}
+	byID := map[string]*classifiedRun{}
 	for i := range runs {
 		if prev, dup := byID[runs[i].ID]; dup && prev.Agent != runs[i].Agent {
 			opts.IO.Warnf("run id %q belongs to agents %q and %q; annotations for it count under %q", runs[i].ID, prev.Agent, runs[i].Agent, prev.Agent)

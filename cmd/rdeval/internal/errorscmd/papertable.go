@@ -17,29 +17,29 @@ import (
 // source_table is optional and other columns are ignored.
 var paperColumns = []string{"framework", "model", "error_group", "error_type", "count"}
 
-// PaperTable is one of the paper's explicit-error tables: counts per error
+// paperErrorTable is one of the paper's explicit-error tables: counts per error
 // type (rows) and model (columns) for one framework, or summed over all of
 // them (Framework "all").
-type PaperTable struct {
+type paperErrorTable struct {
 	Framework   string
 	SourceTable string // e.g. "9"; "" when absent or mixed
 	Models      []string
-	Rows        []PaperRow
+	Rows        []paperRow
 	Totals      []int // per model: sum of the rows
 }
 
-// PaperRow is one error type of a PaperTable; Counts[i] is the count of
+// paperRow is one error type of a paperErrorTable; Counts[i] is the count of
 // Models[i], -1 when the file has no cell for it.
-type PaperRow struct {
+type paperRow struct {
 	Group, Type string
 	Counts      []int
 }
 
-// ReadPaperTable reads the long format (framework, model, error_group,
+// readPaperTable reads the long format (framework, model, error_group,
 // error_type, count[, source_table]) into one table per framework, in the
 // order of first appearance, plus a table "all" summed over frameworks
 // when there are several. Errors name the line.
-func ReadPaperTable(r io.Reader) ([]PaperTable, error) {
+func readPaperTable(r io.Reader) ([]paperErrorTable, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
@@ -59,7 +59,7 @@ func ReadPaperTable(r io.Reader) ([]PaperTable, error) {
 	}
 	src, hasSrc := col["source_table"]
 	type acc struct {
-		t      *PaperTable
+		t      *paperErrorTable
 		model  map[string]int
 		row    map[[2]string]int
 		cells  map[[3]string]int // group, type, model → count
@@ -70,7 +70,7 @@ func ReadPaperTable(r io.Reader) ([]PaperTable, error) {
 	get := func(fw string) *acc {
 		a := tabs[fw]
 		if a == nil {
-			a = &acc{t: &PaperTable{Framework: fw}, model: map[string]int{}, row: map[[2]string]int{}, cells: map[[3]string]int{}, source: map[string]bool{}}
+			a = &acc{t: &paperErrorTable{Framework: fw}, model: map[string]int{}, row: map[[2]string]int{}, cells: map[[3]string]int{}, source: map[string]bool{}}
 			tabs[fw] = a
 			order = append(order, fw)
 		}
@@ -84,7 +84,7 @@ func ReadPaperTable(r io.Reader) ([]PaperTable, error) {
 		k := [2]string{group, typ}
 		if _, ok := a.row[k]; !ok {
 			a.row[k] = len(a.t.Rows)
-			a.t.Rows = append(a.t.Rows, PaperRow{Group: group, Type: typ})
+			a.t.Rows = append(a.t.Rows, paperRow{Group: group, Type: typ})
 		}
 		a.cells[[3]string{group, typ, model}] += n
 	}
@@ -116,14 +116,14 @@ func ReadPaperTable(r io.Reader) ([]PaperTable, error) {
 			a.source[strings.TrimSpace(rec[src])] = true
 		}
 		if all == nil {
-			all = &acc{t: &PaperTable{Framework: "all"}, model: map[string]int{}, row: map[[2]string]int{}, cells: map[[3]string]int{}, source: map[string]bool{}}
+			all = &acc{t: &paperErrorTable{Framework: "all"}, model: map[string]int{}, row: map[[2]string]int{}, cells: map[[3]string]int{}, source: map[string]bool{}}
 		}
 		add(all, model, group, typ, n)
 	}
 	if len(order) == 0 {
 		return nil, errors.New("no rows")
 	}
-	var out []PaperTable
+	var out []paperErrorTable
 	finish := func(a *acc) {
 		t := a.t
 		t.Totals = make([]int, len(t.Models))
@@ -162,7 +162,7 @@ func paperTable(opts *Options) error {
 		return cmdutil.Usagef("--paper-table: %v", err)
 	}
 	defer f.Close()
-	tabs, err := ReadPaperTable(f)
+	tabs, err := readPaperTable(f)
 	if err != nil {
 		return &cmdutil.BadInputError{Err: fmt.Errorf("--paper-table %s: %w", opts.PaperTable, err)}
 	}

@@ -159,7 +159,7 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return runExecute(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -183,8 +183,8 @@ in outcome resource_limit (see docs/execute.md for what is enforced how).`,
 	return cmd
 }
 
-// Run executes the batch and prints one row per run.
-func Run(opts *RunOptions) error {
+// runExecute executes the batch and prints one row per run.
+func runExecute(opts *RunOptions) error {
 	spec, err := execute.LoadSpec(opts.Task)
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}

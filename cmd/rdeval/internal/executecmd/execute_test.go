@@ -203,7 +203,7 @@ func TestExecuteGoldStatusMeta(t *testing.T) {
 	for _, quiet := range []bool{false, true} {
 		io, _, errOut := iostreams.TestErrTerminal()
 		io.Quiet = quiet
-		if err := Status(&StatusOptions{IO: io, RunDir: runDir}); err != nil {
+		if err := status(&StatusOptions{IO: io, RunDir: runDir}); err != nil {
 			t.Fatal(err)
 		}
 		want := `task toy\x1b[2J: 4 runs: no_patch 2, success 2; no driver running` + "\n"

@@ -73,7 +73,7 @@ written and the command exits 1.`,
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
 				return err
 			}
-			return Gold(opts)
+			return gold(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -90,8 +90,8 @@ written and the command exits 1.`,
 	return cmd
 }
 
-// Gold runs the gold patch and writes the calibration file.
-func Gold(opts *GoldOptions) error {
+// gold runs the gold patch and writes the calibration file.
+func gold(opts *GoldOptions) error {
 	spec, err := execute.LoadSpec(opts.Task)
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}

@@ -43,7 +43,7 @@ stderr with the table and json formats; --format json prints the whole report
 			if err := cmdutil.CheckFormat(opts.Format, cmdutil.FormatTable, cmdutil.FormatJSON, cmdutil.FormatCSV); err != nil {
 				return err
 			}
-			return Status(opts)
+			return status(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "list every run, successes included")
@@ -51,8 +51,8 @@ stderr with the table and json formats; --format json prints the whole report
 	return cmd
 }
 
-// Status prints a run folder's state.
-func Status(opts *StatusOptions) error {
+// status prints a run folder's state.
+func status(opts *StatusOptions) error {
 	rep, err := execute.Status(opts.RunDir)
 	if err != nil {
 		return &cmdutil.BadInputError{Err: err}

@@ -74,7 +74,7 @@ pandas.read_json(lines=True), DuckDB and R's read.csv read them as they are.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.To, "to", "", "format: csv, jsonl, parquet or arrow (required)")
@@ -84,8 +84,8 @@ pandas.read_json(lines=True), DuckDB and R's read.csv read them as they are.`,
 	return cmd
 }
 
-// Run loads opts.Inputs and writes the tables.
-func Run(opts *Options) error {
+// run loads opts.Inputs and writes the tables.
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err

@@ -65,7 +65,7 @@ first, then each is written to a temporary file and renamed). The summary
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -86,8 +86,8 @@ func kindHelp() string {
 	return b.String()
 }
 
-// Run loads the config and the data, draws every figure and writes them.
-func Run(opts *Options) error {
+// run loads the config and the data, draws every figure and writes them.
+func run(opts *Options) error {
 	cfg, err := figconfig.LoadConfig(opts.Config)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -132,7 +132,7 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -151,8 +151,8 @@ doubling times. JSON output is then an object {"agents": [...], "trend": {...}}.
 	return cmd
 }
 
-// Run computes and prints the horizons.
-func Run(opts *Options) error {
+// run computes and prints the horizons.
+func run(opts *Options) error {
 	var dates map[string]time.Time
 	if opts.ReleaseDates != "" {
 		var err error
@@ -164,12 +164,12 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return Compute(opts, ds, dates)
+	return compute(opts, ds, dates)
 }
 
-// Compute runs the command on a loaded dataset (dates may be nil) and
+// compute runs the command on a loaded dataset (dates may be nil) and
 // writes its output to opts.IO.Out.
-func Compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) error {
+func compute(opts *Options, ds *ingest.Dataset, dates map[string]time.Time) error {
 	r, err := study.Horizon(ds, study.HorizonParams{Weighting: opts.Weighting, Regularization: opts.Regularization, Boot: opts.Boot, BootUnit: opts.BootUnit,
 		Seed: opts.Seed, CI: opts.CI, Quantiles: opts.Quantiles, ScoreCol: opts.ScoreCol, Dates: dates})
 	opts.IO.Warn(r.Warnings...)

@@ -30,16 +30,16 @@ func compareStat(ds *ingest.Dataset, sp *study.Spec) float64 {
 // "without" value is the statistic recomputed from scratch on the runs
 // left (CompareStat), so runs read at the budget from score logs are
 // handled as rdeval compare handles them.
-func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
+func compare(opts *Options, ds *ingest.Dataset) (result, error) {
 	sp := &opts.Spec
 	budget, humanLen := sp.BudgetLen.Seconds(), sp.HumanLen.Seconds()
 	ga, err := study.ParseGroup(sp.A)
 	if err != nil {
-		return Result{}, err
+		return result{}, err
 	}
 	gb, err := study.ParseGroup(sp.B)
 	if err != nil {
-		return Result{}, err
+		return result{}, err
 	}
 	// Keep only the runs of A or B: the others cannot change the statistic.
 	sub := &ingest.Dataset{Scores: ds.Scores, Tasks: ds.Tasks}
@@ -50,15 +50,15 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 	}
 	sa, _, err := study.Side(sub, sp.A, budget, humanLen)
 	if err != nil {
-		return Result{}, err
+		return result{}, err
 	}
 	sb, _, err := study.Side(sub, sp.B, budget, humanLen)
 	if err != nil {
-		return Result{}, err
+		return result{}, err
 	}
 	c, err := analysis.Compare(sa, sb, analysis.ScoreAtKOptions{})
 	if err != nil {
-		return Result{}, &cmdutil.BadInputError{Err: err}
+		return result{}, &cmdutil.BadInputError{Err: err}
 	}
 	stat := func(keep func(*ingest.Run) bool) float64 {
 		red := &ingest.Dataset{Scores: sub.Scores, Tasks: sub.Tasks}
@@ -71,12 +71,12 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 	}
 	est := compareStat(sub, sp)
 	if math.IsNaN(est) {
-		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("the %s is undefined (B's mean score is 0)", sp.Measure)}
+		return result{}, &cmdutil.BadInputError{Err: fmt.Errorf("the %s is undefined (B's mean score is 0)", sp.Measure)}
 	}
-	res := Result{Stat: fmt.Sprintf("%s A/B at %s (k_A=%d, k_B=%d)", sp.Measure, sp.Budget, sa.K, sb.K),
+	res := result{Stat: fmt.Sprintf("%s A/B at %s (k_A=%d, k_B=%d)", sp.Measure, sp.Budget, sa.K, sb.K),
 		Group: map[string]string{"a": sp.A, "b": sp.B}, Estimate: est, Tasks: len(c.Tasks), RunCount: len(sub.Runs)}
 
-	var runs, agents, tasks []Row
+	var runs, agents, tasks []row
 	agentRuns := map[string]int{}
 	taskRuns := map[string]int{} // by the one task key, named as compare's groups name it
 	task := study.TaskNames(sub)
@@ -87,18 +87,18 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 	}
 	for _, a := range sortedKeys(agentRuns) {
 		w := stat(func(r *ingest.Run) bool { return r.Agent != a })
-		agents = append(agents, Row{Kind: "agent", Agent: a, Runs: agentRuns[a], Value: math.NaN(), Without: w, Change: w - est})
+		agents = append(agents, row{Kind: "agent", Agent: a, Runs: agentRuns[a], Value: math.NaN(), Without: w, Change: w - est})
 	}
 	for _, t := range sortedKeys(taskRuns) {
 		w := stat(func(r *ingest.Run) bool { return task(r.Benchmark, r.TaskID) != t })
-		tasks = append(tasks, Row{Kind: "task", TaskID: t, Runs: taskRuns[t], Value: math.NaN(), Without: w, Change: w - est})
+		tasks = append(tasks, row{Kind: "task", TaskID: t, Runs: taskRuns[t], Value: math.NaN(), Without: w, Change: w - est})
 	}
 	units := compareUnits(sub, sp, ga, gb, sa.K, sb.K)
 	fast := func(removed []bool) float64 {
 		return units.stat(removed, sp.Measure)
 	}
 	if f := fast(make([]bool, len(sub.Runs))); !sameOrBothNaN(f, est) {
-		return Result{}, fmt.Errorf("influence: internal check failed: per-run scores give %v, rdeval compare %v", f, est)
+		return result{}, fmt.Errorf("influence: internal check failed: per-run scores give %v, rdeval compare %v", f, est)
 	}
 	removed := make([]bool, len(sub.Runs))
 	for i := range sub.Runs {
@@ -106,13 +106,13 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 		removed[i] = true
 		w := fast(removed)
 		removed[i] = false
-		row := Row{Kind: "run", RunID: r.RunID, TaskID: task(r.Benchmark, r.TaskID), Agent: r.Agent, Value: r.Score.Or(math.NaN()), Without: w, Change: w - est}
+		row := row{Kind: "run", RunID: r.RunID, TaskID: task(r.Benchmark, r.TaskID), Agent: r.Agent, Value: r.Score.Or(math.NaN()), Without: w, Change: w - est}
 		if r.Score.Valid && r.Score.V > opts.FlagAbove {
 			row.Flag = fmt.Sprintf("score>%v", opts.FlagAbove)
 		}
 		runs = append(runs, row)
 	}
-	for _, rs := range [][]Row{runs, agents, tasks} {
+	for _, rs := range [][]row{runs, agents, tasks} {
 		sortRows(rs)
 	}
 	for i, r := range runs {
@@ -120,7 +120,7 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 			res.Rows = append(res.Rows, r)
 		}
 	}
-	for _, rs := range [][]Row{agents, tasks} {
+	for _, rs := range [][]row{agents, tasks} {
 		for i, r := range rs {
 			if opts.Top == 0 || i < opts.Top {
 				res.Rows = append(res.Rows, r)
@@ -128,7 +128,7 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 		}
 	}
 	if !math.IsNaN(opts.Threshold) {
-		rs := analysis.GreedyRemoval(len(sub.Runs), fast, opts.Threshold, MaxRemove)
+		rs := analysis.GreedyRemoval(len(sub.Runs), fast, opts.Threshold, maxRemove)
 		addRemoval(&res, rs, func(u int) (string, string, float64) {
 			r := &sub.Runs[u]
 			return r.RunID, task(r.Benchmark, r.TaskID), r.Score.Or(math.NaN())
@@ -139,7 +139,7 @@ func compare(opts *Options, ds *ingest.Dataset) (Result, error) {
 
 // sortRows orders rows by |change|, largest first (NaN last), then by
 // agent, task and run id.
-func sortRows(rs []Row) {
+func sortRows(rs []row) {
 	abs := func(x float64) float64 {
 		if math.IsNaN(x) {
 			return -1

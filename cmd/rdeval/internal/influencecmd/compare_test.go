@@ -48,11 +48,10 @@ func TestCompareInfluenceEqualsRecompute(t *testing.T) {
 		}
 		return est.Value
 	}
-	var res Result
 	io, _, _ := iostreams.Test()
-	opts := &Options{IO: io, Format: "json", Spec: sp,
-		Top: 0, FlagAbove: 2, Threshold: 3, OnRows: func(r Result) { res = r }}
-	if err := Compute(opts, rb); err != nil {
+	opts := &Options{IO: io, Format: "json", Spec: sp, Top: 0, FlagAbove: 2, Threshold: 3}
+	res, err := influence(opts, rb)
+	if err != nil {
 		t.Fatal(err)
 	}
 	all := direct(func(*ingest.Run) bool { return true })
@@ -134,9 +133,9 @@ func TestInfluenceOneTaskKey(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var res Result
-		opts := &Options{IO: io, Format: "json", Spec: sp, FlagAbove: 2, Threshold: math.NaN(), OnRows: func(r Result) { res = r }}
-		if err := Compute(opts, d); err != nil {
+		opts := &Options{IO: io, Format: "json", Spec: sp, FlagAbove: 2, Threshold: math.NaN()}
+		res, err := influence(opts, d)
+		if err != nil {
 			t.Fatal(err)
 		}
 		rows := map[string]float64{}

@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// MaxRemove bounds the greedy removal set of --threshold.
-const MaxRemove = 50
+// maxRemove bounds the greedy removal set of --threshold.
+const maxRemove = 50
 
 // Options are the parsed flags of `rdeval influence`.
 type Options struct {
@@ -33,12 +33,10 @@ type Options struct {
 	Top       int
 	FlagAbove float64
 	Threshold float64 // NaN: no removal set
-	// OnRows, if set, receives the statistic and the computed rows.
-	OnRows func(Result)
 }
 
-// Row is one output row.
-type Row struct {
+// row is one output row.
+type row struct {
 	Kind    string // run, task, agent or removal
 	RunID   string // run and removal rows
 	TaskID  string
@@ -50,14 +48,14 @@ type Row struct {
 	Flag    string  // e.g. "score>2" when the run's score is above --flag-above
 }
 
-// Result is the statistic and its influence rows.
-type Result struct {
+// result is the statistic and its influence rows.
+type result struct {
 	Stat     string            // "score@k" or "final_success"
 	Group    map[string]string // the selected agent × time limit or framework × model × hint
 	Estimate float64
 	Tasks    int
 	RunCount int
-	Rows     []Row
+	Rows     []row
 	Crossed  *bool // with --threshold: whether the greedy removal crossed it
 }
 
@@ -144,7 +142,7 @@ from below X to ≥ X, with the statistic after each removal.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -163,34 +161,34 @@ from below X to ≥ X, with the statistic after each removal.`,
 	return cmd
 }
 
-// Run loads the inputs and prints the influence table.
-func Run(opts *Options) error {
+// run loads the inputs and prints the influence table.
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err
 	}
-	return Compute(opts, ds)
+	return compute(opts, ds)
 }
 
-// Compute runs the command on a loaded dataset.
-func Compute(opts *Options, ds *ingest.Dataset) error {
-	var res Result
-	var err error
-	switch opts.Spec.Kind {
-	case "success":
-		res, err = success(opts, ds)
-	case "compare":
-		res, err = compare(opts, ds)
-	default:
-		res, err = scoreAtK(opts, ds)
-	}
+// compute runs the command on a loaded dataset.
+func compute(opts *Options, ds *ingest.Dataset) error {
+	res, err := influence(opts, ds)
 	if err != nil {
 		return err
 	}
-	if opts.OnRows != nil {
-		opts.OnRows(res)
-	}
 	return write(opts, res)
+}
+
+// influence computes the statistic and its influence rows.
+func influence(opts *Options, ds *ingest.Dataset) (result, error) {
+	switch opts.Spec.Kind {
+	case "success":
+		return success(opts, ds)
+	case "compare":
+		return compare(opts, ds)
+	default:
+		return scoreAtK(opts, ds)
+	}
 }
 
 // unit is one run of the selected group.
@@ -200,10 +198,10 @@ type unit struct {
 	j        int // index in the task's scores
 }
 
-func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
+func scoreAtK(opts *Options, ds *ingest.Dataset) (result, error) {
 	groups, missing := study.GroupRuns(ds, []string{"agent", "time_limit_s"}, study.Score)
 	if len(groups) == 0 {
-		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no run has a score (%d runs without one): score@k needs normalized scores", missing)}
+		return result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no run has a score (%d runs without one): score@k needs normalized scores", missing)}
 	}
 	if len(groups) > 1 {
 		var have []string
@@ -218,7 +216,7 @@ func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
 		if len(have) > 20 {
 			have = append(have[:20], fmt.Sprintf("… %d more", len(have)-20))
 		}
-		return Result{}, cmdutil.Usagef("--stat scoreatk needs exactly one agent × time limit; --where selects %d:\n  %s", len(groups), strings.Join(have, "\n  "))
+		return result{}, cmdutil.Usagef("--stat scoreatk needs exactly one agent × time limit; --where selects %d:\n  %s", len(groups), strings.Join(have, "\n  "))
 	}
 	if missing > 0 {
 		opts.IO.Warnf("%d runs without a score are left out", missing)
@@ -237,13 +235,13 @@ func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
 	}
 	est := analysis.ScoreAtKMean(tasks, opts.Spec.K)
 	if math.IsNaN(est) {
-		return Result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no task has %d runs: score@%d is undefined", opts.Spec.K, opts.Spec.K)}
+		return result{}, &cmdutil.BadInputError{Err: fmt.Errorf("no task has %d runs: score@%d is undefined", opts.Spec.K, opts.Spec.K)}
 	}
-	res := Result{Stat: fmt.Sprintf("score@%d", opts.Spec.K), Group: map[string]string{"agent": g.Key[0], "time_limit_s": g.Key[1]},
+	res := result{Stat: fmt.Sprintf("score@%d", opts.Spec.K), Group: map[string]string{"agent": g.Key[0], "time_limit_s": g.Key[1]},
 		Estimate: est, Tasks: len(tasks), RunCount: len(units)}
 	runs, tinf := analysis.LeaveOneOutScoreAtK(tasks, opts.Spec.K)
 	for i, r := range runs {
-		row := Row{Kind: "run", RunID: ids[taskIdx[r.Task]][r.Index], TaskID: r.Task, Value: r.Value, Without: r.Without, Change: r.Change}
+		row := row{Kind: "run", RunID: ids[taskIdx[r.Task]][r.Index], TaskID: r.Task, Value: r.Value, Without: r.Without, Change: r.Change}
 		if r.Value > opts.FlagAbove {
 			row.Flag = "score>" + strconv.FormatFloat(opts.FlagAbove, 'g', -1, 64)
 		}
@@ -265,7 +263,7 @@ func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
 			}
 			return analysis.ScoreAtKMean(red, opts.Spec.K)
 		}
-		rs := analysis.GreedyRemoval(len(units), stat, opts.Threshold, MaxRemove)
+		rs := analysis.GreedyRemoval(len(units), stat, opts.Threshold, maxRemove)
 		addRemoval(&res, rs, func(u int) (string, string, float64) {
 			x := units[u]
 			return x.id, x.task, tasks[x.taskI].Scores[x.j]
@@ -274,30 +272,30 @@ func scoreAtK(opts *Options, ds *ingest.Dataset) (Result, error) {
 	return res, nil
 }
 
-func taskRows(tinf []analysis.TaskInfluence, top int) []Row {
-	var out []Row
+func taskRows(tinf []analysis.TaskInfluence, top int) []row {
+	var out []row
 	for i, t := range tinf {
 		if top > 0 && i >= top {
 			break
 		}
-		out = append(out, Row{Kind: "task", TaskID: t.Task, Runs: t.Runs, Value: math.NaN(), Without: t.Without, Change: t.Change})
+		out = append(out, row{Kind: "task", TaskID: t.Task, Runs: t.Runs, Value: math.NaN(), Without: t.Without, Change: t.Change})
 	}
 	return out
 }
 
-func addRemoval(res *Result, rs analysis.RemovalSet, info func(int) (string, string, float64)) {
+func addRemoval(res *result, rs analysis.RemovalSet, info func(int) (string, string, float64)) {
 	for i, u := range rs.Removed {
 		id, task, v := info(u)
-		res.Rows = append(res.Rows, Row{Kind: "removal", RunID: id, TaskID: task, Value: v, Without: rs.Path[i], Change: rs.Path[i] - res.Estimate})
+		res.Rows = append(res.Rows, row{Kind: "removal", RunID: id, TaskID: task, Value: v, Without: rs.Path[i], Change: rs.Path[i] - res.Estimate})
 	}
 	c := rs.Crossed
 	res.Crossed = &c
 }
 
-func success(opts *Options, ds *ingest.Dataset) (Result, error) {
+func success(opts *Options, ds *ingest.Dataset) (result, error) {
 	cells, index, skipped := study.OutcomeCells(ds)
 	if len(cells) == 0 {
-		return Result{}, study.ErrNoOutcomes
+		return result{}, study.ErrNoOutcomes
 	}
 	if len(cells) > 1 {
 		var have []string
@@ -308,7 +306,7 @@ func success(opts *Options, ds *ingest.Dataset) (Result, error) {
 		if len(have) > 20 {
 			have = append(have[:20], fmt.Sprintf("… %d more", len(have)-20))
 		}
-		return Result{}, cmdutil.Usagef("--stat success needs exactly one framework × model × hint level; --where selects %d:\n  %s", len(cells), strings.Join(have, "\n  "))
+		return result{}, cmdutil.Usagef("--stat success needs exactly one framework × model × hint level; --where selects %d:\n  %s", len(cells), strings.Join(have, "\n  "))
 	}
 	if skipped > 0 {
 		opts.IO.Notef("%d runs without success information are left out", skipped)
@@ -323,7 +321,7 @@ func success(opts *Options, ds *ingest.Dataset) (Result, error) {
 		}
 	}
 	est := analysis.FinalSuccessMean(runs)
-	res := Result{Stat: "final_success", Group: map[string]string{"framework": c.Framework, "model": c.Model, "hint_level": c.Hint},
+	res := result{Stat: "final_success", Group: map[string]string{"framework": c.Framework, "model": c.Model, "hint_level": c.Hint},
 		Estimate: est, RunCount: len(runs)}
 	ri, tinf := analysis.LeaveOneOutSuccess(runs)
 	res.Tasks = len(tinf)
@@ -331,7 +329,7 @@ func success(opts *Options, ds *ingest.Dataset) (Result, error) {
 		if opts.Top > 0 && i >= opts.Top {
 			break
 		}
-		res.Rows = append(res.Rows, Row{Kind: "run", RunID: ids[r.Index], TaskID: r.Task, Value: r.Value, Without: r.Without, Change: r.Change})
+		res.Rows = append(res.Rows, row{Kind: "run", RunID: ids[r.Index], TaskID: r.Task, Value: r.Value, Without: r.Without, Change: r.Change})
 	}
 	res.Rows = append(res.Rows, taskRows(tinf, opts.Top)...)
 	if !math.IsNaN(opts.Threshold) {
@@ -344,7 +342,7 @@ func success(opts *Options, ds *ingest.Dataset) (Result, error) {
 			}
 			return analysis.FinalSuccessMean(keep)
 		}
-		rs := analysis.GreedyRemoval(len(runs), stat, opts.Threshold, MaxRemove)
+		rs := analysis.GreedyRemoval(len(runs), stat, opts.Threshold, maxRemove)
 		addRemoval(&res, rs, func(u int) (string, string, float64) { return ids[u], runs[u].Task, b2f(runs[u].Final) })
 	}
 	return res, nil
@@ -377,7 +375,7 @@ func groupText(g map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-func write(opts *Options, res Result) error {
+func write(opts *Options, res result) error {
 	if opts.Format == cmdutil.FormatJSON {
 		rows := make([]map[string]any, len(res.Rows))
 		for i, r := range res.Rows {
@@ -424,7 +422,7 @@ func write(opts *Options, res Result) error {
 	if res.Crossed != nil {
 		verdict := "crossed"
 		if !*res.Crossed {
-			verdict = fmt.Sprintf("not crossed within %d removals", MaxRemove)
+			verdict = fmt.Sprintf("not crossed within %d removals", maxRemove)
 		}
 		fmt.Fprintf(opts.IO.Out, "threshold %s: %s\n", strconv.FormatFloat(opts.Threshold, 'g', -1, 64), verdict)
 	}

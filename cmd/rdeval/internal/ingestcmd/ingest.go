@@ -59,7 +59,7 @@ DIR/manifest.json records each input's sha256 and row counts and the rdeval vers
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "", "output folder (created if missing)")
@@ -69,7 +69,7 @@ DIR/manifest.json records each input's sha256 and row counts and the rdeval vers
 	return cmd
 }
 
-// Run ingests opts.Inputs into opts.OutDir.
+// run ingests opts.Inputs into opts.OutDir.
 //
 // The garbage collector is off while it runs (unless GOGC or GOMEMLIMIT is
 // set), with a memory limit as the safety net (cmdutil.PauseCollector). Ingest's
@@ -79,7 +79,7 @@ DIR/manifest.json records each input's sha256 and row counts and the rdeval vers
 // wall, METR ×100 (325 MB) 2.45 → 2.10 s, the 10^6-row score log (80 MB
 // CSV) 0.670 → 0.645 s, with the same peak RSS (235, 723, 234 MiB), against
 // the GOGC=400 this replaced (and the default 100 above 256 MB of input).
-func Run(opts *Options) error {
+func run(opts *Options) error {
 	defer cmdutil.PauseCollector(opts.Inputs)()
 	iopt, err := opts.Input.Options()
 	if err != nil {

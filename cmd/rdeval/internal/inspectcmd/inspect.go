@@ -42,7 +42,7 @@ that ingest reads.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", cmdutil.FormatTable, "output: table or json")
@@ -50,8 +50,8 @@ that ingest reads.`,
 	return cmd
 }
 
-// Run loads the inputs and prints the summary.
-func Run(opts *Options) error {
+// run loads the inputs and prints the summary.
+func run(opts *Options) error {
 	ds, err := opts.Input.Load(opts.Inputs)
 	if err != nil {
 		return cmdutil.ReportLoadError(opts.IO, err)

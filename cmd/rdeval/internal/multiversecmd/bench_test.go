@@ -21,13 +21,13 @@ func BenchmarkShippedSpecs(b *testing.B) {
 	}
 	for _, path := range specs {
 		b.Run(filepath.Base(path), func(b *testing.B) {
-			sp, err := LoadSpec(path)
+			sp, err := loadSpec(path)
 			if err != nil {
 				b.Fatal(err)
 			}
 			for i := 0; i < b.N; i++ {
 				io, _, _ := iostreams.Test()
-				if _, err := Compute(&Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: 1000, Seed: 1}, MaxCells: DefaultMaxCells}, sp); err != nil {
+				if _, err := compute(&Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: 1000, Seed: 1}, MaxCells: defaultMaxCells}, sp); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -13,14 +13,14 @@ import (
 	"github.com/rdeval/rdeval/ingest"
 )
 
-// TritonFamily is the RE-Bench task whose final-score rule is disputed
+// tritonFamily is the RE-Bench task whose final-score rule is disputed
 // (../shared/methods.md §1.1: the raw score is ln(ms), lower is better, yet
 // METR's migration lists MAX).
-const TritonFamily = "ai_rd_triton_cumsum"
+const tritonFamily = "ai_rd_triton_cumsum"
 
-// Settings are the options of one multiverse cell. The zero value of a
+// settings are the options of one multiverse cell. The zero value of a
 // field means "as the data are" (no re-normalization) where that applies.
-type Settings struct {
+type settings struct {
 	Renormalize    bool    // re-normalize scores (some normalization choice is varied)
 	NoFloor        bool    // floor: none
 	Floor          float64 // floor of normalized scores (default 0)
@@ -38,16 +38,16 @@ type Settings struct {
 	BootUnit analysis.BootUnit
 }
 
-// DefaultSettings are the settings of a statistic when a spec does not
+// defaultSettings are the settings of a statistic when a spec does not
 // vary a choice (as the single-statistic commands default).
-func DefaultSettings() Settings {
-	return Settings{Short: "drop", Weighting: "invsqrt", Regularization: 0.1, Success: "score_binarized"}
+func defaultSettings() settings {
+	return settings{Short: "drop", Weighting: "invsqrt", Regularization: 0.1, Success: "score_binarized"}
 }
 
 // settingsFor builds the settings of combination c of sp's choices, and
 // the index of its data value (-1 when data is not varied).
-func settingsFor(sp *Spec, c []int) (Settings, int) {
-	s := DefaultSettings()
+func settingsFor(sp *spec, c []int) (settings, int) {
+	s := defaultSettings()
 	if sp.Stat.Kind == "scoreatk" {
 		s.BootUnit = analysis.BootRuns // METR's score@k bootstrap: tasks fixed
 	}
@@ -58,34 +58,34 @@ func settingsFor(sp *Spec, c []int) (Settings, int) {
 			s.Renormalize = true
 		}
 		switch ch.Key {
-		case KeyData:
+		case keyData:
 			data = c[i]
-		case KeyFloor:
+		case keyFloor:
 			s.NoFloor, s.Floor = v.None, v.Num
-		case KeyCap:
+		case keyCap:
 			s.Cap = v.Num
-		case KeyTritonRule:
+		case keyTritonRule:
 			s.TritonRule = v.Word
-		case KeyHumanReference:
+		case keyHumanReference:
 			s.HumanReference = v.Word == "human"
-		case KeyOutlier:
+		case keyOutlier:
 			s.Outlier, s.OutlierAt = v.Word, v.Num
-		case KeyShort:
+		case keyShort:
 			s.Short = v.Word
-		case KeyWeighting:
+		case keyWeighting:
 			s.Weighting = v.Word
-		case KeyRegularization:
+		case keyRegularization:
 			s.Regularization = v.Num
-		case KeySuccess:
+		case keySuccess:
 			s.Success = v.Word
-		case KeyBootstrap:
+		case keyBootstrap:
 			s.BootUnit, _ = analysis.ParseBootUnit(v.Word)
 		}
 	}
 	return s, data
 }
 
-// Apply returns a copy of ds with the cell's score choices applied: scores
+// apply returns a copy of ds with the cell's score choices applied: scores
 // re-normalized (when s.Renormalize) and the outlier rule. ds is not
 // changed. Errors say why a choice cannot be applied to these data.
 //
@@ -98,7 +98,7 @@ func settingsFor(sp *Spec, c []int) (Settings, int) {
 // scores floored at 0. A floor below 0 (or none) and a triton rule cannot
 // be applied to such runs: the producer floored them at 0 and kept no
 // score log.
-func Apply(ds *ingest.Dataset, s Settings) (*ingest.Dataset, error) {
+func apply(ds *ingest.Dataset, s settings) (*ingest.Dataset, error) {
 	out := &ingest.Dataset{Runs: append([]ingest.Run(nil), ds.Runs...), Scores: ds.Scores, Tasks: append([]ingest.Task(nil), ds.Tasks...)}
 	if s.Renormalize {
 		if err := renormalize(out, ds.Tasks, s); err != nil {
@@ -126,7 +126,7 @@ func Apply(ds *ingest.Dataset, s Settings) (*ingest.Dataset, error) {
 	return out, nil
 }
 
-func renormalize(out *ingest.Dataset, orig []ingest.Task, s Settings) error {
+func renormalize(out *ingest.Dataset, orig []ingest.Task, s settings) error {
 	used := map[[2]string]bool{}
 	for _, r := range out.Runs {
 		used[[2]string{r.Benchmark, r.TaskID}] = true
@@ -143,19 +143,19 @@ func renormalize(out *ingest.Dataset, orig []ingest.Task, s Settings) error {
 		}
 		if s.HumanReference {
 			if !t.HumanReference.Valid {
-				return fmt.Errorf("choices.%s human: task %s has no human_reference (METR's human_score)", KeyHumanReference, t.TaskID)
+				return fmt.Errorf("choices.%s human: task %s has no human_reference (METR's human_score)", keyHumanReference, t.TaskID)
 			}
 			if !t.YStart.Valid || !t.YRef.Valid {
-				return fmt.Errorf("choices.%s human: task %s has no y_start and y_ref", KeyHumanReference, t.TaskID)
+				return fmt.Errorf("choices.%s human: task %s has no y_start and y_ref", keyHumanReference, t.TaskID)
 			}
 			if (t.HumanReference.V-t.YStart.V)*(t.YRef.V-t.YStart.V) <= 0 {
-				return fmt.Errorf("choices.%s human: task %s: human_reference %v is not on the same side of y_start %v as y_ref %v, so it cannot serve as the reference (for METR's human_score, see shared/methods.md §3.3)", KeyHumanReference, t.TaskID, t.HumanReference.V, t.YStart.V, t.YRef.V)
+				return fmt.Errorf("choices.%s human: task %s: human_reference %v is not on the same side of y_start %v as y_ref %v, so it cannot serve as the reference (for METR's human_score, see shared/methods.md §3.3)", keyHumanReference, t.TaskID, t.HumanReference.V, t.YStart.V, t.YRef.V)
 			}
 			t.YRef = t.HumanReference
 		}
 	}
 	if s.TritonRule != "" && !tritonSeen {
-		return fmt.Errorf("choices.%s: no run is on %s", KeyTritonRule, TritonFamily)
+		return fmt.Errorf("choices.%s: no run is on %s", keyTritonRule, tritonFamily)
 	}
 	res, err := study.Normalize(out, analysis.NormalizeOptions{NoFloor: s.NoFloor, Floor: s.Floor, Cap: s.Cap}, false)
 	if err != nil {
@@ -171,16 +171,16 @@ func renormalize(out *ingest.Dataset, orig []ingest.Task, s Settings) error {
 		}
 		r := &out.Runs[i]
 		if s.TritonRule != "" && isTriton(r.TaskID) {
-			return fmt.Errorf("choices.%s: run %s (%s:%d) has no score log, only an already-normalized score, so its final score cannot be recomputed with another rule", KeyTritonRule, r.RunID, r.SourceFile, r.SourceLine)
+			return fmt.Errorf("choices.%s: run %s (%s:%d) has no score log, only an already-normalized score, so its final score cannot be recomputed with another rule", keyTritonRule, r.RunID, r.SourceFile, r.SourceLine)
 		}
 		if s.NoFloor || s.Floor < 0 {
-			return fmt.Errorf("choices.%s: run %s (%s:%d) has only an already-normalized score (floored at 0 by its producer): a floor below 0 cannot be applied", KeyFloor, r.RunID, r.SourceFile, r.SourceLine)
+			return fmt.Errorf("choices.%s: run %s (%s:%d) has only an already-normalized score (floored at 0 by its producer): a floor below 0 cannot be applied", keyFloor, r.RunID, r.SourceFile, r.SourceLine)
 		}
 		v := r.Score.V
 		if s.HumanReference {
 			t, ok := tasks[[2]string{r.Benchmark, r.TaskID}]
 			if !ok || !t.YStart.Valid || !t.YRef.Valid || !t.HumanReference.Valid || (t.HumanReference.V-t.YStart.V)*(t.YRef.V-t.YStart.V) <= 0 {
-				return fmt.Errorf("choices.%s human: run %s (%s:%d) has an already-normalized score on task %s, which has no y_start, y_ref and human_reference in the catalog to rescale it", KeyHumanReference, r.RunID, r.SourceFile, r.SourceLine, r.TaskID)
+				return fmt.Errorf("choices.%s human: run %s (%s:%d) has an already-normalized score on task %s, which has no y_start, y_ref and human_reference in the catalog to rescale it", keyHumanReference, r.RunID, r.SourceFile, r.SourceLine, r.TaskID)
 			}
 			v *= (t.YRef.V - t.YStart.V) / (t.HumanReference.V - t.YStart.V)
 		}
@@ -196,23 +196,23 @@ func renormalize(out *ingest.Dataset, orig []ingest.Task, s Settings) error {
 }
 
 func isTriton(taskID string) bool {
-	return taskID == TritonFamily || strings.HasPrefix(taskID, TritonFamily+"/")
+	return taskID == tritonFamily || strings.HasPrefix(taskID, tritonFamily+"/")
 }
 
-// ChoiceError is a choice that cannot be applied to the data; Compute
+// choiceError is a choice that cannot be applied to the data; Compute
 // stops on it (exit 2) instead of recording a cell that cannot be computed.
-type ChoiceError struct{ Err error }
+type choiceError struct{ Err error }
 
-func (e *ChoiceError) Error() string { return e.Err.Error() }
+func (e *choiceError) Error() string { return e.Err.Error() }
 
-// Evaluate computes the statistic st on ds (already filtered and with the
+// evaluate computes the statistic st on ds (already filtered and with the
 // score choices applied) with settings s; boot replicates, seed.
-func Evaluate(st study.Spec, ds *ingest.Dataset, s Settings, boot int, seed uint64) (study.Estimate, error) {
+func evaluate(st study.Spec, ds *ingest.Dataset, s settings, boot int, seed uint64) (study.Estimate, error) {
 	unit := s.BootUnit
 	p := study.EvalParams{Boot: boot, Seed: seed, Unit: &unit, Regularization: s.Regularization, SuccessScore: s.Success == "score",
 		AtBudget: func(group string, side *analysis.Side) error {
 			if err := rescoreTruncated(side, s); err != nil {
-				return &ChoiceError{Err: fmt.Errorf("group %q is read at the budget from score logs: %v", group, err)}
+				return &choiceError{Err: fmt.Errorf("group %q is read at the budget from score logs: %v", group, err)}
 			}
 			return nil
 		}}
@@ -231,9 +231,9 @@ func Evaluate(st study.Spec, ds *ingest.Dataset, s Settings, boot int, seed uint
 // reference already apply, but floors at 0 and does not cap). A floor above
 // 0 and caps commute with that; a floor below 0 cannot be undone. Runs an
 // exclude:X rule leaves out are left out by their final score.
-func rescoreTruncated(side *analysis.Side, s Settings) error {
+func rescoreTruncated(side *analysis.Side, s settings) error {
 	if s.Renormalize && (s.NoFloor || s.Floor < 0) {
-		return fmt.Errorf("choices.%s: its scores at the budget are floored at 0, so a floor below 0 cannot be applied", KeyFloor)
+		return fmt.Errorf("choices.%s: its scores at the budget are floored at 0, so a floor below 0 cannot be applied", keyFloor)
 	}
 	for i := range side.Tasks {
 		sc := append([]float64(nil), side.Tasks[i].Scores...)
@@ -258,7 +258,7 @@ func rescoreTruncated(side *analysis.Side, s Settings) error {
 // SHA-256 of the runs study.HorizonRuns hands the fit, bit for bit. Two cells
 // with the same key (two data versions that hold the same runs of the
 // agent) have the same result for the same boot and seed.
-func horizonKey(st study.Spec, ds *ingest.Dataset, s Settings) string {
+func horizonKey(st study.Spec, ds *ingest.Dataset, s settings) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%#v\x00", s)
 	var b [8]byte

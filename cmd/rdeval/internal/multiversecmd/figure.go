@@ -8,8 +8,8 @@ import (
 
 // drawFigure writes --figure: one row per choice and one for all choices
 // together (figures.MultiverseFigure), the default estimate dashed.
-func drawFigure(opts *Options, res *Result) error {
-	p, err := figures.MultiverseFigure("Multiverse", res.Spec.Stat.Short(), SpreadRows(res), res.Default.Value)
+func drawFigure(opts *Options, res *result) error {
+	p, err := figures.MultiverseFigure("Multiverse", res.Spec.Stat.Short(), spreadRows(res), res.Default.Value)
 	if err != nil {
 		return err
 	}
@@ -20,8 +20,8 @@ func drawFigure(opts *Options, res *Result) error {
 	return figures.SaveFile(p, figures.OneColumn, h, opts.Figure)
 }
 
-// SpreadRows are the figure's rows: the cells of each spread row.
-func SpreadRows(res *Result) []figures.SpreadRow {
+// spreadRows are the figure's rows: the cells of each spread row.
+func spreadRows(res *result) []figures.SpreadRow {
 	var rows []figures.SpreadRow
 	for i, s := range res.Spread {
 		r := figures.SpreadRow{Label: s.Choice, Lo: s.CILow, Hi: s.CIHigh}

@@ -19,11 +19,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// DefaultMaxCells is the default --max-cells.
-const DefaultMaxCells = 256
+// defaultMaxCells is the default --max-cells.
+const defaultMaxCells = 256
 
-// AllTogether labels the spread over every cell.
-const AllTogether = "all choices together"
+// allTogether labels the spread over every cell.
+const allTogether = "all choices together"
 
 // Options are the parsed flags of `rdeval multiverse`.
 type Options struct {
@@ -137,7 +137,7 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -147,14 +147,14 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 	cmdutil.EnumVar(cmd, &opts.Part, "part", "cells", "csv and latex: which table, cells or spread", "cells", "spread")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 1000, 1, false)
 	fl.Lookup("seed").Usage = "bootstrap seed (the same for every cell)"
-	fl.IntVar(&opts.MaxCells, "max-cells", DefaultMaxCells, "refuse specs with more combinations than this")
+	fl.IntVar(&opts.MaxCells, "max-cells", defaultMaxCells, "refuse specs with more combinations than this")
 	fl.StringVar(&opts.Figure, "figure", "", "also draw the spread per choice to this .svg, .png or .pdf file")
 	cmdutil.AddInputFlags(cmd, &opts.Input, false)
 	return cmd
 }
 
-// Cell is one combination's estimate.
-type Cell struct {
+// cell is one combination's estimate.
+type cell struct {
 	Index  int
 	Combo  []int    // value index per choice
 	Labels []string // value label per choice
@@ -162,34 +162,34 @@ type Cell struct {
 	Error string // why the statistic could not be computed ("" if it was)
 }
 
-// SpreadRow is the spread of one choice (or of all choices together).
-type SpreadRow struct {
+// spreadRow is the spread of one choice (or of all choices together).
+type spreadRow struct {
 	Choice string
 	Values []string
 	analysis.Spread
 }
 
-// Result is the whole multiverse.
-type Result struct {
-	Spec     *Spec
+// result is the whole multiverse.
+type result struct {
+	Spec     *spec
 	Stat     string
-	Choices  []Choice
-	Cells    []Cell
-	Default  Cell
-	Spread   []SpreadRow
+	Choices  []choice
+	Cells    []cell
+	Default  cell
+	Spread   []spreadRow
 	Inputs   []ingest.InputStats
 	Boot     int
 	Seed     uint64
 	Warnings []string
 }
 
-// Run loads the spec and data, computes every cell and prints the result.
-func Run(opts *Options) error {
-	sp, err := LoadSpec(opts.Spec)
+// run loads the spec and data, computes every cell and prints the result.
+func run(opts *Options) error {
+	sp, err := loadSpec(opts.Spec)
 	if err != nil {
 		return err
 	}
-	res, err := Compute(opts, sp)
+	res, err := compute(opts, sp)
 	if err != nil {
 		return err
 	}
@@ -205,13 +205,13 @@ func Run(opts *Options) error {
 	return nil
 }
 
-// Compute evaluates every cell of sp.
-func Compute(opts *Options, sp *Spec) (*Result, error) {
+// compute evaluates every cell of sp.
+func compute(opts *Options, sp *spec) (*result, error) {
 	sizes := make([]int, len(sp.Choices))
 	dataIdx := -1
 	for i, c := range sp.Choices {
 		sizes[i] = len(c.Values)
-		if c.Key == KeyData {
+		if c.Key == keyData {
 			dataIdx = i
 		}
 	}
@@ -235,7 +235,7 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 	default:
 		return nil, cmdutil.Usagef("spec %s: no inputs: give data: or choices.data in the spec, or --data", sp.Path)
 	}
-	res := &Result{Spec: sp, Stat: sp.Stat.Describe(), Choices: sp.Choices, Boot: opts.Boot, Seed: opts.Seed}
+	res := &result{Spec: sp, Stat: sp.Stat.Describe(), Choices: sp.Choices, Boot: opts.Boot, Seed: opts.Seed}
 	datasets := make([]*ingest.Dataset, len(versions))
 	for i, in := range versions {
 		ds, err := load(opts, in)
@@ -264,11 +264,11 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 		if di < 0 {
 			di = 0
 		}
-		cell := Cell{Index: n, Combo: c}
+		cell := cell{Index: n, Combo: c}
 		for i, ch := range sp.Choices {
 			cell.Labels = append(cell.Labels, ch.Labels[c[i]])
 		}
-		ds, err := Apply(datasets[di], s)
+		ds, err := apply(datasets[di], s)
 		if err != nil {
 			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
 		}
@@ -279,14 +279,14 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 			ev, seen = memo[key]
 		}
 		if !seen {
-			ev.e, ev.err = Evaluate(sp.Stat, ds, s, opts.Boot, opts.Seed)
+			ev.e, ev.err = evaluate(sp.Stat, ds, s, opts.Boot, opts.Seed)
 			if key != "" {
 				memo[key] = ev
 			}
 		}
 		e, err := ev.e, ev.err
 		cell.Estimate = e
-		var ce *ChoiceError
+		var ce *choiceError
 		if errors.As(err, &ce) {
 			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
 		}
@@ -308,7 +308,7 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 	if ok < len(res.Cells) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d cells cannot be computed (see their error column); they are left out of the spread", len(res.Cells)-ok, len(res.Cells)))
 	}
-	spread := func(keep func(Cell) bool) analysis.Spread {
+	spread := func(keep func(cell) bool) analysis.Spread {
 		var est, lo, hi []float64
 		for _, c := range res.Cells {
 			if keep(c) {
@@ -318,24 +318,24 @@ func Compute(opts *Options, sp *Spec) (*Result, error) {
 		return analysis.SummarizeSpread(est, lo, hi)
 	}
 	for i, ch := range sp.Choices {
-		res.Spread = append(res.Spread, SpreadRow{Choice: ch.Key, Values: ch.Labels, Spread: spread(func(c Cell) bool { return analysis.OneAtATime(c.Combo, i) })})
+		res.Spread = append(res.Spread, spreadRow{Choice: ch.Key, Values: ch.Labels, Spread: spread(func(c cell) bool { return analysis.OneAtATime(c.Combo, i) })})
 	}
 	var all []string
 	for _, ch := range sp.Choices {
 		all = append(all, ch.Key)
 	}
-	res.Spread = append(res.Spread, SpreadRow{Choice: AllTogether, Values: all, Spread: spread(func(Cell) bool { return true })})
+	res.Spread = append(res.Spread, spreadRow{Choice: allTogether, Values: all, Spread: spread(func(cell) bool { return true })})
 	return res, nil
 }
 
 // load reads one dataset version; DemoInput is the embedded demo study.
 func load(opts *Options, inputs []string) (*ingest.Dataset, error) {
 	for _, in := range inputs {
-		if in == DemoInput {
+		if in == demoInput {
 			if len(inputs) > 1 {
-				return nil, cmdutil.Usagef("%s cannot be combined with other inputs in one data value", DemoInput)
+				return nil, cmdutil.Usagef("%s cannot be combined with other inputs in one data value", demoInput)
 			}
-			return LoadDemo()
+			return loadDemo()
 		}
 	}
 	ds, err := opts.Input.Load(inputs)
@@ -345,8 +345,8 @@ func load(opts *Options, inputs []string) (*ingest.Dataset, error) {
 	return ds, nil
 }
 
-// LoadDemo ingests the embedded synthetic demo study (demo.Load).
-func LoadDemo() (*ingest.Dataset, error) { return demo.Load(ingest.Options{}) }
+// loadDemo ingests the embedded synthetic demo study (demo.Load).
+func loadDemo() (*ingest.Dataset, error) { return demo.Load(ingest.Options{}) }
 
 func num(x float64) string {
 	if math.IsNaN(x) {
@@ -355,7 +355,7 @@ func num(x float64) string {
 	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
-func write(opts *Options, res *Result) error {
+func write(opts *Options, res *result) error {
 	cellTable := &cmdutil.Table{}
 	for _, ch := range res.Choices {
 		cellTable.Header = append(cellTable.Header, ch.Key)
@@ -398,7 +398,7 @@ func write(opts *Options, res *Result) error {
 	return spreadTable.WriteText(w)
 }
 
-func jsonResult(opts *Options, res *Result) map[string]any {
+func jsonResult(opts *Options, res *result) map[string]any {
 	var choices []map[string]any
 	for _, c := range res.Choices {
 		choices = append(choices, map[string]any{"key": c.Key, "values": c.Labels, "default": c.Labels[0]})

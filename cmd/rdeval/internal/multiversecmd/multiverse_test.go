@@ -63,7 +63,7 @@ func TestDemoSpecRuns(t *testing.T) {
 	if err := json.Unmarshal([]byte(a), &js); err != nil {
 		t.Fatal(err)
 	}
-	if len(js.Cells) != 144 || len(js.Spread) != 7 || js.Spread[6]["choice"] != AllTogether || js.Seed != 1 {
+	if len(js.Cells) != 144 || len(js.Spread) != 7 || js.Spread[6]["choice"] != allTogether || js.Seed != 1 {
 		t.Fatalf("cells %d, spread %d (%v), seed %d", len(js.Cells), len(js.Spread), js.Spread[len(js.Spread)-1]["choice"], js.Seed)
 	}
 	if len(js.Inputs) == 0 || js.Inputs[0]["sha256"] == "" {
@@ -226,16 +226,16 @@ func TestHumanReferenceUnknownTask(t *testing.T) {
 // every other cell shares (ingest.Dataset.Filter compacts the score log in
 // place, which once corrupted later cells).
 func TestApplyLeavesInputAlone(t *testing.T) {
-	ds, err := LoadDemo()
+	ds, err := loadDemo()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ds = study.Subset(ds, map[string]string{"benchmark": "re-bench", "agent": "Modular (Model A)"})
 	scores := append([]ingest.ScoreEntry(nil), ds.Scores...)
 	runs := append([]ingest.Run(nil), ds.Runs...)
-	s := DefaultSettings()
+	s := defaultSettings()
 	s.Renormalize, s.NoFloor, s.Cap, s.TritonRule, s.Outlier, s.OutlierAt = true, true, 1, "max", "exclude", 0.5
-	out, err := Apply(ds, s)
+	out, err := apply(ds, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,13 +307,13 @@ choices:
 // fits each once); cells with one key have the same estimate (B = 20).
 func TestHorizonKey(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "..", "examples", "multiverse-horizons.yaml")
-	sp, err := LoadSpec(path)
+	sp, err := loadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dataIdx := -1
 	for i, c := range sp.Choices {
-		if c.Key == KeyData {
+		if c.Key == keyData {
 			dataIdx = i
 		}
 	}
@@ -321,8 +321,8 @@ func TestHorizonKey(t *testing.T) {
 		t.Skipf("METR data beside the checkout not found: %v", err)
 	}
 	io, _, _ := iostreams.Test()
-	opts := &Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: 20, Seed: 1}, MaxCells: DefaultMaxCells}
-	res, err := Compute(opts, sp)
+	opts := &Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: 20, Seed: 1}, MaxCells: defaultMaxCells}
+	res, err := compute(opts, sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestHorizonKey(t *testing.T) {
 			}
 			sets[di] = study.Subset(ds, sp.Where, sp.Stat.Where)
 		}
-		ds, err := Apply(sets[di], s)
+		ds, err := apply(sets[di], s)
 		if err != nil {
 			t.Fatal(err)
 		}

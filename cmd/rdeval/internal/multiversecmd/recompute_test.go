@@ -43,28 +43,28 @@ func sameNum(a, b float64) bool {
 	return math.Abs(a-b) <= recomputeTol*math.Max(1, math.Abs(b))
 }
 
-func checkCell(t *testing.T, c Cell, v, lo, hi float64) {
+func checkCell(t *testing.T, c cell, v, lo, hi float64) {
 	t.Helper()
 	if !sameNum(c.Value, v) || !sameNum(c.Lo, lo) || !sameNum(c.Hi, hi) {
 		t.Errorf("cell %d %v: multiverse %.17g [%.17g, %.17g], direct %.17g [%.17g, %.17g]", c.Index, c.Labels, c.Value, c.Lo, c.Hi, v, lo, hi)
 	}
 }
 
-func computeSpec(t *testing.T, path string, boot int) *Result {
+func computeSpec(t *testing.T, path string, boot int) *result {
 	t.Helper()
-	sp, err := LoadSpec(path)
+	sp, err := loadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	io, _, _ := iostreams.Test()
-	res, err := Compute(&Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: boot, Seed: 7}, MaxCells: DefaultMaxCells}, sp)
+	res, err := compute(&Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: boot, Seed: 7}, MaxCells: defaultMaxCells}, sp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-func label(res *Result, c Cell, key string) string {
+func label(res *result, c cell, key string) string {
 	for i, ch := range res.Choices {
 		if ch.Key == key {
 			return c.Labels[i]
@@ -116,7 +116,7 @@ func directScores(t *testing.T, ds *ingest.Dataset, floor, capv, tritonRule, out
 				ys[i] = e.RawScore
 			}
 			rule := analysis.Rule(tk.Aggregation.V)
-			if strings.HasPrefix(r.TaskID, TritonFamily) && tritonRule != "" {
+			if strings.HasPrefix(r.TaskID, tritonFamily) && tritonRule != "" {
 				rule = analysis.Rule(tritonRule)
 			}
 			y, ok := analysis.FinalScore(ys, rule)
@@ -150,7 +150,7 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 	if len(res.Cells) != 144 {
 		t.Fatalf("%d cells, want 144", len(res.Cells))
 	}
-	ds, err := LoadDemo()
+	ds, err := loadDemo()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +159,9 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 	})
 	distinct := map[string]bool{}
 	for _, c := range res.Cells {
-		d := directScores(t, base, label(res, c, KeyFloor), label(res, c, KeyCap), label(res, c, KeyTritonRule), label(res, c, KeyOutlier))
+		d := directScores(t, base, label(res, c, keyFloor), label(res, c, keyCap), label(res, c, keyTritonRule), label(res, c, keyOutlier))
 		p := study.ScoreAtKParams{Ks: []int{16}, Boot: 100, Seed: 7, CI: 0.95}
-		if label(res, c, KeyShort) == "truncate" {
+		if label(res, c, keyShort) == "truncate" {
 			p.Short = analysis.TruncateShort
 		}
 		sr, err := study.ScoreAtK(d, p)
@@ -170,7 +170,7 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 		}
 		rows := sr.Rows
 		lo, hi := rows[0].CILow, rows[0].CIHigh
-		if u := label(res, c, KeyBootstrap); u != "runs" {
+		if u := label(res, c, keyBootstrap); u != "runs" {
 			by := map[string][]float64{}
 			for _, r := range d.Runs {
 				if r.Score.Valid {
@@ -185,7 +185,7 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 				switch {
 				case n >= 16:
 					ks = append(ks, 16)
-				case random || label(res, c, KeyShort) == "truncate":
+				case random || label(res, c, keyShort) == "truncate":
 					ks = append(ks, n)
 				default:
 					continue
@@ -222,7 +222,7 @@ func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	loaded := map[string]*ingest.Dataset{}
 	for _, c := range res.Cells {
-		v := label(res, c, KeyData)
+		v := label(res, c, keyData)
 		if loaded[v] == nil {
 			ds, err := ingest.Load([]string{files[v]}, ingest.Options{})
 			if err != nil {
@@ -234,20 +234,20 @@ func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 		// METR's scores arrive normalized: cap and outlier act on them directly.
 		capped := &ingest.Dataset{Scores: d.Scores, Tasks: d.Tasks}
 		var capv float64
-		if l := label(res, c, KeyCap); l != "none" {
+		if l := label(res, c, keyCap); l != "none" {
 			fmt.Sscan(l, &capv)
 		}
 		for _, r := range d.Runs {
 			if capv > 0 && r.Score.Valid && r.Score.V > capv {
 				r.Score.V = capv
 			}
-			if label(res, c, KeyOutlier) == "exclude:2" && r.Score.Valid && r.Score.V > 2 {
+			if label(res, c, keyOutlier) == "exclude:2" && r.Score.Valid && r.Score.V > 2 {
 				continue
 			}
 			capped.Runs = append(capped.Runs, r)
 		}
 		val, lo, hi := specValue(t, sp, capped, 200, 7)
-		if u := label(res, c, KeyBootstrap); u != "hierarchical" {
+		if u := label(res, c, keyBootstrap); u != "hierarchical" {
 			unit, _ := analysis.ParseBootUnit(u)
 			lo, hi = unitCI(t, capped, "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", "agent=human", 8*3600, unit, 200)
 		}
@@ -274,10 +274,10 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 	files := map[string]string{"3a947ac": metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
 		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	for _, c := range res.Cells {
-		o := study.HorizonParams{Weighting: label(res, c, KeyWeighting), Boot: 30, Seed: 7, CI: 0.95,
-			Quantiles: []float64{0.5}, ScoreCol: label(res, c, KeySuccess)}
-		fmt.Sscan(label(res, c, KeyRegularization), &o.Regularization)
-		v := label(res, c, KeyData)
+		o := study.HorizonParams{Weighting: label(res, c, keyWeighting), Boot: 30, Seed: 7, CI: 0.95,
+			Quantiles: []float64{0.5}, ScoreCol: label(res, c, keySuccess)}
+		fmt.Sscan(label(res, c, keyRegularization), &o.Regularization)
+		v := label(res, c, keyData)
 		if loaded[v] == nil {
 			ds, err := ingest.Load([]string{files[v]}, ingest.Options{})
 			if err != nil {
@@ -286,7 +286,7 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 			loaded[v] = filterRuns(ds, func(r *ingest.Run) bool { return r.Agent == "Claude 3.5 Sonnet (New)" })
 		}
 		ds := loaded[v]
-		if u := label(res, c, KeyBootstrap); u != "hierarchical" {
+		if u := label(res, c, keyBootstrap); u != "hierarchical" {
 			var runs []analysis.HorizonRun
 			for _, r := range ds.Runs {
 				y := float64(r.ScoreBinarized.V)
@@ -359,10 +359,10 @@ choices:
 		for _, r := range base.Runs {
 			if r.Score.Valid {
 				tk := tasks[r.TaskID]
-				if label(res, c, KeyHumanReference) == "human" {
+				if label(res, c, keyHumanReference) == "human" {
 					r.Score.V *= (tk.YRef.V - tk.YStart.V) / (tk.HumanReference.V - tk.YStart.V)
 				}
-				if label(res, c, KeyCap) == "2" && r.Score.V > 2 {
+				if label(res, c, keyCap) == "2" && r.Score.V > 2 {
 					r.Score.V = 2
 				}
 			}
@@ -392,18 +392,18 @@ choices:
   outlier: [none, "cap:0.4"]
 `)
 	res := computeSpec(t, spec, 100)
-	ds, err := LoadDemo()
+	ds, err := loadDemo()
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := filterRuns(ds, func(r *ingest.Run) bool { return r.Benchmark == "re-bench" })
 	distinct := map[float64]bool{}
 	for _, c := range res.Cells {
-		d := directScores(t, base, "0", label(res, c, KeyCap), label(res, c, KeyTritonRule), label(res, c, KeyOutlier))
+		d := directScores(t, base, "0", label(res, c, keyCap), label(res, c, keyTritonRule), label(res, c, keyOutlier))
 		d.Tasks = append([]ingest.Task(nil), d.Tasks...)
 		for i := range d.Tasks {
-			if strings.HasPrefix(d.Tasks[i].TaskID, TritonFamily) {
-				d.Tasks[i].Aggregation = ingest.Some(label(res, c, KeyTritonRule))
+			if strings.HasPrefix(d.Tasks[i].TaskID, tritonFamily) {
+				d.Tasks[i].Aggregation = ingest.Some(label(res, c, keyTritonRule))
 			}
 		}
 		a, _, err := study.Side(d, "agent=Modular (Model A);time_limit_s=1800", 7200, 28800)
@@ -416,10 +416,10 @@ choices:
 		}
 		for i := range b.Tasks {
 			for j, v := range b.Tasks[i].Scores {
-				if label(res, c, KeyCap) == "0.02" {
+				if label(res, c, keyCap) == "0.02" {
 					v = math.Min(v, 0.02)
 				}
-				if label(res, c, KeyOutlier) == "cap:0.4" {
+				if label(res, c, keyOutlier) == "cap:0.4" {
 					v = math.Min(v, 0.4)
 				}
 				b.Tasks[i].Scores[j] = v
@@ -442,12 +442,12 @@ stat: {kind: compare, a: "agent=Modular (Model A);time_limit_s=1800", b: "agent=
 choices:
   floor: [0, none]
 `)
-	sp, err := LoadSpec(bad)
+	sp, err := loadSpec(bad)
 	if err != nil {
 		t.Fatal(err)
 	}
 	io, _, _ := iostreams.Test()
-	if _, err := Compute(&Options{IO: io, MaxCells: 10}, sp); err == nil || !strings.Contains(err.Error(), "choices.floor") {
+	if _, err := compute(&Options{IO: io, MaxCells: 10}, sp); err == nil || !strings.Contains(err.Error(), "choices.floor") {
 		t.Errorf("floor none on scores read at the budget: got %v", err)
 	}
 }
@@ -475,14 +475,14 @@ choices:
 `)
 	res := computeSpec(t, spec, 0)
 	sp := study.Spec{Kind: "regress", Formula: "score ~ agent + time_limit_s", Family: "gaussian", Term: "time_limit_s"}
-	ds, err := LoadDemo()
+	ds, err := loadDemo()
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := filterRuns(ds, func(r *ingest.Run) bool { return r.Benchmark == "re-bench" && r.Kind == "agent" })
 	distinct := map[float64]bool{}
 	for _, c := range res.Cells {
-		d := directScores(t, base, "0", label(res, c, KeyCap), "", label(res, c, KeyOutlier))
+		d := directScores(t, base, "0", label(res, c, keyCap), "", label(res, c, keyOutlier))
 		v, lo, hi := specValue(t, sp, d, 0, 7)
 		checkCell(t, c, v, lo, hi)
 		distinct[c.Value] = true

@@ -17,48 +17,48 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// DemoInput, as a data entry, is the embedded synthetic demo study.
-const DemoInput = "@demo"
+// demoInput, as a data entry, is the embedded synthetic demo study.
+const demoInput = "@demo"
 
 // Choice keys.
 const (
-	KeyData           = "data"
-	KeyFloor          = "floor"
-	KeyCap            = "cap"
-	KeyTritonRule     = "triton_rule"
-	KeyHumanReference = "human_reference"
-	KeyOutlier        = "outlier"
-	KeyShort          = "short"
-	KeyWeighting      = "weighting"
-	KeyRegularization = "regularization"
-	KeySuccess        = "success"
-	KeyBootstrap      = "bootstrap"
+	keyData           = "data"
+	keyFloor          = "floor"
+	keyCap            = "cap"
+	keyTritonRule     = "triton_rule"
+	keyHumanReference = "human_reference"
+	keyOutlier        = "outlier"
+	keyShort          = "short"
+	keyWeighting      = "weighting"
+	keyRegularization = "regularization"
+	keySuccess        = "success"
+	keyBootstrap      = "bootstrap"
 )
 
 // choiceOrder is the order of choices in the output.
-var choiceOrder = []string{KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort, KeyWeighting, KeyRegularization, KeySuccess, KeyBootstrap}
+var choiceOrder = []string{keyData, keyFloor, keyCap, keyTritonRule, keyHumanReference, keyOutlier, keyShort, keyWeighting, keyRegularization, keySuccess, keyBootstrap}
 
 // normalizationKeys need scores re-normalized.
-var normalizationKeys = map[string]bool{KeyFloor: true, KeyCap: true, KeyTritonRule: true, KeyHumanReference: true}
+var normalizationKeys = map[string]bool{keyFloor: true, keyCap: true, keyTritonRule: true, keyHumanReference: true}
 
 // applies lists the choices each statistic accepts.
 var applies = map[string][]string{
-	"scoreatk": {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyShort, KeyBootstrap},
-	"compare":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier, KeyBootstrap},
-	"regress":  {KeyData, KeyFloor, KeyCap, KeyTritonRule, KeyHumanReference, KeyOutlier},
-	"horizon":  {KeyData, KeyOutlier, KeyWeighting, KeyRegularization, KeySuccess, KeyBootstrap},
+	"scoreatk": {keyData, keyFloor, keyCap, keyTritonRule, keyHumanReference, keyOutlier, keyShort, keyBootstrap},
+	"compare":  {keyData, keyFloor, keyCap, keyTritonRule, keyHumanReference, keyOutlier, keyBootstrap},
+	"regress":  {keyData, keyFloor, keyCap, keyTritonRule, keyHumanReference, keyOutlier},
+	"horizon":  {keyData, keyOutlier, keyWeighting, keyRegularization, keySuccess, keyBootstrap},
 }
 
 // why explains a choice that a statistic does not take.
 func why(kind, key string) string {
 	switch {
-	case key == KeyBootstrap:
+	case key == keyBootstrap:
 		return "regress has no bootstrap (Wald or CR1 interval)"
-	case key == KeyShort && kind == "compare":
+	case key == keyShort && kind == "compare":
 		return "compare works out k from the budget and leaves out tasks with fewer than k runs; it has no truncation"
-	case key == KeyShort:
+	case key == keyShort:
 		return "only score@k has a k > n policy"
-	case (key == KeyWeighting || key == KeyRegularization || key == KeySuccess) && kind != "horizon":
+	case (key == keyWeighting || key == keyRegularization || key == keySuccess) && kind != "horizon":
 		return "it is a choice of the time-horizon fit only"
 	case normalizationKeys[key] && kind == "horizon":
 		return "the horizon fit reads success (score_binarized from the input, or the score clipped to [0, 1]), which normalization choices do not recompute"
@@ -66,28 +66,28 @@ func why(kind, key string) string {
 	return "it does not apply to this statistic"
 }
 
-// Spec is a parsed multiverse spec.
-type Spec struct {
+// spec is a parsed multiverse spec.
+type spec struct {
 	Path    string
 	Data    []string // default inputs (resolved against the spec's folder)
 	Where   map[string]string
 	Stat    study.Spec
-	Choices []Choice // in choiceOrder
+	Choices []choice // in choiceOrder
 }
 
 // kinds are the stat kinds a spec may have (audit's success and rates
 // have no choices to vary).
 var kinds = []string{"compare", "horizon", "regress", "scoreatk"}
 
-// Choice is one analyst choice and its values; the first is the default.
-type Choice struct {
+// choice is one analyst choice and its values; the first is the default.
+type choice struct {
 	Key    string
 	Labels []string
-	Values []Value
+	Values []value
 }
 
-// Value is one parsed choice value.
-type Value struct {
+// value is one parsed choice value.
+type value struct {
 	Label  string
 	Inputs []string // data
 	Num    float64  // floor, cap (0 = none), regularization, outlier threshold
@@ -95,9 +95,9 @@ type Value struct {
 	Word   string   // triton_rule, human_reference, short, weighting, success, outlier (none|cap|exclude)
 }
 
-// LoadSpec reads and validates a spec; every error is a *cmdutil.UsageError
+// loadSpec reads and validates a spec; every error is a *cmdutil.UsageError
 // naming the file (and the key and line where there is one).
-func LoadSpec(path string) (*Spec, error) {
+func loadSpec(path string) (*spec, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, cmdutil.Usagef("spec: %v", err)
@@ -117,7 +117,7 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, fail("%v", err)
 	}
 	dir := filepath.Dir(path)
-	sp := &Spec{Path: path, Where: raw.Where}
+	sp := &spec{Path: path, Where: raw.Where}
 	for _, d := range raw.Data {
 		sp.Data = append(sp.Data, resolve(dir, d))
 	}
@@ -139,7 +139,7 @@ func LoadSpec(path string) (*Spec, error) {
 	if raw.Choices.Kind != yaml.MappingNode && raw.Choices.Kind != 0 {
 		return nil, fail("line %d: choices: want a mapping KEY: [VALUE, …]", raw.Choices.Line)
 	}
-	byKey := map[string]Choice{}
+	byKey := map[string]choice{}
 	for i := 0; i+1 < len(raw.Choices.Content); i += 2 {
 		kn, vn := raw.Choices.Content[i], raw.Choices.Content[i+1]
 		key := kn.Value
@@ -163,7 +163,7 @@ func LoadSpec(path string) (*Spec, error) {
 		if vn.Kind != yaml.SequenceNode || len(vn.Content) == 0 {
 			return nil, fail("line %d: choices.%s: want a non-empty list of values (the first is the default)", kn.Line, key)
 		}
-		c := Choice{Key: key}
+		c := choice{Key: key}
 		seen := map[string]bool{}
 		for _, item := range vn.Content {
 			if item.Kind != yaml.ScalarNode {
@@ -180,14 +180,14 @@ func LoadSpec(path string) (*Spec, error) {
 			c.Labels = append(c.Labels, v.Label)
 			c.Values = append(c.Values, v)
 		}
-		if key == KeyBootstrap && kind != "horizon" {
+		if key == keyBootstrap && kind != "horizon" {
 			for _, v := range c.Values {
 				if v.Word == "families" {
 					return nil, fail("line %d: choices.bootstrap: families is not supported for stat kind %s: score@k data carry no task families (use runs, tasks or hierarchical)", kn.Line, kind)
 				}
 			}
 		}
-		if key == KeyOutlier && kind == "horizon" {
+		if key == keyOutlier && kind == "horizon" {
 			for _, v := range c.Values {
 				if v.Word == "cap" {
 					return nil, fail("line %d: choices.outlier: cap:X is not supported for stat kind horizon: success is 0/1 or clipped to [0, 1], so capping scores changes nothing or only the binarization; use none or exclude:X", kn.Line)
@@ -205,16 +205,16 @@ func LoadSpec(path string) (*Spec, error) {
 }
 
 func resolve(dir, p string) string {
-	if p == DemoInput || filepath.IsAbs(p) {
+	if p == demoInput || filepath.IsAbs(p) {
 		return p
 	}
 	return filepath.Join(dir, p)
 }
 
 // parseValue parses one value of choice key.
-func parseValue(key, s, dir string) (Value, error) {
+func parseValue(key, s, dir string) (value, error) {
 	s = strings.TrimSpace(s)
-	v := Value{Label: s}
+	v := value{Label: s}
 	num := func() (float64, error) {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
@@ -224,7 +224,7 @@ func parseValue(key, s, dir string) (Value, error) {
 	}
 	var err error
 	switch key {
-	case KeyData:
+	case keyData:
 		if l, rest, ok := strings.Cut(s, "="); ok && l != "" && !strings.ContainsAny(l, "/\\,") {
 			v.Label, s = strings.TrimSpace(l), rest
 		}
@@ -236,28 +236,28 @@ func parseValue(key, s, dir string) (Value, error) {
 		if len(v.Inputs) == 0 {
 			return v, fmt.Errorf("empty data value")
 		}
-	case KeyFloor:
+	case keyFloor:
 		if s == "none" {
 			v.None = true
 			return v, nil
 		}
 		v.Num, err = num()
-	case KeyCap:
+	case keyCap:
 		if s == "none" {
 			return v, nil
 		}
 		if v.Num, err = num(); err == nil && v.Num <= 0 {
 			err = fmt.Errorf("%q: want a positive cap or none", s)
 		}
-	case KeyTritonRule:
+	case keyTritonRule:
 		_, err = analysis.ParseRule(s)
 		v.Word = s
-	case KeyHumanReference:
+	case keyHumanReference:
 		if s != "reference" && s != "human" {
 			err = fmt.Errorf("%q: want reference (the task's y_ref) or human (the task's human_reference, METR's human_score)", s)
 		}
 		v.Word = s
-	case KeyOutlier:
+	case keyOutlier:
 		w, x, hasX := strings.Cut(s, ":")
 		v.Word = w
 		switch {
@@ -271,24 +271,24 @@ func parseValue(key, s, dir string) (Value, error) {
 		default:
 			err = fmt.Errorf("%q: want none, cap:X (cap normalized scores at X) or exclude:X (leave out runs scoring above X)", s)
 		}
-	case KeyShort:
+	case keyShort:
 		if s != "drop" && s != "truncate" {
 			err = fmt.Errorf("%q: want drop or truncate", s)
 		}
 		v.Word = s
-	case KeyWeighting:
+	case keyWeighting:
 		if s != "invsqrt" && s != "equal" {
 			err = fmt.Errorf("%q: want invsqrt or equal", s)
 		}
 		v.Word = s
-	case KeyRegularization:
+	case keyRegularization:
 		if v.Num, err = num(); err == nil && !(v.Num > 0) {
 			err = fmt.Errorf("%q: want a positive regularization (sklearn's 1/C)", s)
 		}
-	case KeyBootstrap:
+	case keyBootstrap:
 		_, err = analysis.ParseBootUnit(s)
 		v.Word = s
-	case KeySuccess:
+	case keySuccess:
 		if s != "score_binarized" && s != "score" {
 			err = fmt.Errorf("%q: want score_binarized or score", s)
 		}

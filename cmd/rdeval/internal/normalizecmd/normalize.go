@@ -64,7 +64,7 @@ and score filled in, for the other commands to read.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -78,8 +78,8 @@ and score filled in, for the other commands to read.`,
 	return cmd
 }
 
-// Run normalizes and prints (and writes, with -o).
-func Run(opts *Options) error {
+// run normalizes and prints (and writes, with -o).
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err

@@ -2,12 +2,12 @@ package powercmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/figures"
 )
 
@@ -18,20 +18,31 @@ import (
 func TestPowerFigure(t *testing.T) {
 	dir := t.TempDir()
 	fig := filepath.Join(dir, "power.svg")
-	args := []string{"--pa", "0.3", "--pb", "0.5", "--runs", "2,4,8", "--tasks", "6,12", "--sims", "200", "--figure", fig}
-	if _, _, err := runCmd(t, args...); err != nil {
+	args := []string{"--pa", "0.3", "--pb", "0.5", "--runs", "2,4,8", "--tasks", "6,12", "--sims", "200", "--figure", fig, "--format", "json"}
+	out, _, err := runCmd(t, args...)
+	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(fig)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var printed struct {
+		Cells []struct {
+			RunsPerTask int     `json:"runs_per_task"`
+			Tasks       int     `json:"tasks"`
+			Sims        int     `json:"sims"`
+			Power       float64 `json:"power"`
+			PowerSE     float64 `json:"power_se"`
+			CIHalfWidth float64 `json:"ci_half_width"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal([]byte(out), &printed); err != nil || len(printed.Cells) != 6 {
+		t.Fatalf("json output: %v (%d cells)\n%s", err, len(printed.Cells), out)
+	}
 	var cells []analysis.PowerCell
-	io, _, _ := iostreams.Test()
-	opts := &Options{IO: io, Format: "table", Runs: []int{2, 4, 8}, Tasks: []int{6, 12}, Alpha: 0.05, Sims: 200, Seed: 1, PA: 0.3, PB: 0.5,
-		OnRows: func(c []analysis.PowerCell) { cells = c }}
-	if err := Run(opts); err != nil {
-		t.Fatal(err)
+	for _, c := range printed.Cells {
+		cells = append(cells, analysis.PowerCell{RunsPerTask: c.RunsPerTask, Tasks: c.Tasks, Sims: c.Sims, Power: c.Power, PowerSE: c.PowerSE, CIHalfWidth: c.CIHalfWidth})
 	}
 	p, err := figures.PowerFigure("Power, α = 0.05 (200 simulations per point)", cells)
 	if err != nil {

@@ -33,8 +33,6 @@ type Options struct {
 	Seed   uint64
 	PA, PB float64 // assumed rates (NaN: use pilot data)
 	Figure string  // --figure: power against runs per task, one line per number of tasks
-	// OnRows, if set, receives the computed cells.
-	OnRows func([]analysis.PowerCell)
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -150,7 +148,7 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -177,8 +175,8 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 	return cmd
 }
 
-// Run computes and prints the power table.
-func Run(opts *Options) error {
+// run computes and prints the power table.
+func run(opts *Options) error {
 	popt := analysis.PowerOptions{Runs: opts.Runs, Tasks: opts.Tasks, Alpha: opts.Alpha, Sims: opts.Sims, Seed: opts.Seed}
 	if !math.IsNaN(opts.PA) {
 		cells, err := analysis.PowerSuccessRates(opts.PA, opts.PB, popt)
@@ -204,11 +202,11 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return Compute(opts, ds, fa, fb, popt)
+	return compute(opts, ds, fa, fb, popt)
 }
 
-// Compute runs the pilot-data simulation on a loaded dataset.
-func Compute(opts *Options, ds *ingest.Dataset, fa, fb cmdutil.Filters, popt analysis.PowerOptions) error {
+// compute runs the pilot-data simulation on a loaded dataset.
+func compute(opts *Options, ds *ingest.Dataset, fa, fb cmdutil.Filters, popt analysis.PowerOptions) error {
 	var ra, rb []*ingest.Run
 	for i := range ds.Runs {
 		r := &ds.Runs[i]
@@ -268,9 +266,6 @@ func outcomes(rs []*ingest.Run, task func(benchmark, taskID string) string) []an
 func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 
 func write(opts *Options, desc string, cells []analysis.PowerCell, closed []float64) error {
-	if opts.OnRows != nil {
-		opts.OnRows(cells)
-	}
 	if err := writeTable(opts, desc, cells, closed); err != nil {
 		return err
 	}

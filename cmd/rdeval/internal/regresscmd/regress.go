@@ -181,7 +181,7 @@ limit); an end the profile never leaves the cut towards is printed as ±Inf
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -447,8 +447,8 @@ func joinTables(data *formula.Table, join formula.Table, key string) (int, error
 	return unmatched, nil
 }
 
-// Run loads the data, fits the model and prints it.
-func Run(opts *Options) error {
+// run loads the data, fits the model and prints it.
+func run(opts *Options) error {
 	var join formula.Table
 	var err error
 	if opts.Join != "" {

@@ -343,9 +343,9 @@ func runReport(t *testing.T, opts *Options) error {
 	opts.Version = "test"
 	var err error
 	if opts.Config != "" {
-		err = RunConfig(opts)
+		err = runFromConfig(opts)
 	} else {
-		err = Run(opts)
+		err = reportRun(opts)
 	}
 	if err != nil {
 		return fmt.Errorf("%v\n%s", err, errb.String())

@@ -15,12 +15,12 @@ import (
 	"github.com/rdeval/rdeval/ingest"
 )
 
-// RunConfig writes the report of a real study named by a figures config
+// runFromConfig writes the report of a real study named by a figures config
 // (rdeval figures): the config's data (inputs, input options, filters),
 // the tables groups.csv and scores.csv, and the config's figures, drawn by
 // figconfig exactly as `rdeval figures` draws them, into figures/ with
 // figures/index.json. Everything is computed before anything is written.
-func RunConfig(opts *Options) error {
+func runFromConfig(opts *Options) error {
 	cfg, err := figconfig.LoadConfig(opts.Config)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

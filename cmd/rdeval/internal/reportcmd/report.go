@@ -99,12 +99,12 @@ converge) and the provenance (inputs' sha256, seeds, rdeval version).`,
 				if runF != nil {
 					return runF(opts)
 				}
-				return RunConfig(opts)
+				return runFromConfig(opts)
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return reportRun(opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.OutDir, "out", "o", "rdeval-report", "report folder (created if missing)")
@@ -115,8 +115,8 @@ converge) and the provenance (inputs' sha256, seeds, rdeval version).`,
 	return cmd
 }
 
-// Run writes the report.
-func Run(opts *Options) error {
+// reportRun writes the report.
+func reportRun(opts *Options) error {
 	progress := func(format string, args ...any) {
 		if opts.IO.ErrTTY {
 			opts.IO.Infof(format, args...)

@@ -102,7 +102,7 @@ score are left out and counted.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -118,8 +118,8 @@ score are left out and counted.`,
 	return cmd
 }
 
-// Run computes and prints score@k.
-func Run(opts *Options) error {
+// run computes and prints score@k.
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err

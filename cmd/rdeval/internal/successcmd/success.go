@@ -71,7 +71,7 @@ level (--baseline no_hints) with the paired difference and its bootstrap CI.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -84,8 +84,8 @@ level (--baseline no_hints) with the paired difference and its bootstrap CI.`,
 	return cmd
 }
 
-// Run prints the rates.
-func Run(opts *Options) error {
+// run prints the rates.
+func run(opts *Options) error {
 	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Inputs)
 	if err != nil {
 		return err
