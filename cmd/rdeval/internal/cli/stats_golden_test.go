@@ -52,6 +52,9 @@ func TestStatsGolden(t *testing.T) {
 	formats("power", tcj, "power", "--pa", "0.3", "--pb", "0.5", "--runs", "3,5,10", "--tasks", "6,12,24")
 	formats("errors", tcj, "errors", "examples/logs/run-1.log", "examples/logs/run-2.log")
 	formats("inspect", []string{"table", "json"}, "inspect", "--demo")
+	formats("cost", tcj, "cost", "--demo", "--where", "benchmark=re-bench", "--boot", "200", "--seed", "1")
+	formats("normalize", tcj, "normalize", "--demo", "--where", "task_id=ai_rd_fix_embedding/main", "--where", "agent=human")
+	formats("regress-glm", []string{"table", "json"}, "regress", "--demo", "--where", "benchmark=rexbench", "--formula", "final_success ~ hint_level + scale(lines_added)")
 	// --format latex (issue 24), beside the formats above, and success
 	// --headline (Table 5) in every format.
 	latex := []string{"latex"}
