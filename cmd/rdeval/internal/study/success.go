@@ -2,6 +2,7 @@ package study
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -150,4 +151,56 @@ func hintOrder(h string) int {
 		return 2
 	}
 	return 3
+}
+
+// AblationParams are the baseline hint level and the bootstrap of
+// Ablation.
+type AblationParams struct {
+	Baseline string
+	Boot     int
+	Seed     uint64
+	CI       float64
+}
+
+// AblationRow is one hint level against the baseline of its framework and
+// model.
+type AblationRow struct {
+	Key CellKey
+	analysis.RateDiff
+}
+
+// AblationResult is the rows in SortedCells order.
+type AblationResult struct {
+	Rows    []AblationRow
+	Skipped int // runs without success information
+}
+
+// Ablation computes, for every framework × model × hint level other than
+// the baseline, its final success minus the baseline's over their common
+// tasks with the paired bootstrap interval (analysis.FinalRateDiff). A
+// cell without the baseline, or without a common task, gives no row.
+func Ablation(ds *ingest.Dataset, p AblationParams) (AblationResult, error) {
+	cells, _, skipped := OutcomeCells(ds)
+	res := AblationResult{Skipped: skipped}
+	if len(cells) == 0 {
+		return res, ErrNoOutcomes
+	}
+	for _, k := range SortedCells(cells) {
+		if k.Hint == p.Baseline {
+			continue
+		}
+		base, ok := cells[CellKey{Framework: k.Framework, Model: k.Model, Hint: p.Baseline}]
+		if !ok {
+			continue
+		}
+		d, err := analysis.FinalRateDiff(cells[k], base, p.Boot, p.Seed, p.CI)
+		if err != nil {
+			continue
+		}
+		res.Rows = append(res.Rows, AblationRow{Key: k, RateDiff: d})
+	}
+	if len(res.Rows) == 0 {
+		return res, &cmdutil.BadInputError{Err: fmt.Errorf("no agent has both the baseline hint level %q and another level", p.Baseline)}
+	}
+	return res, nil
 }

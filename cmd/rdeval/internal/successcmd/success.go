@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
@@ -91,14 +90,17 @@ func run(opts *Options) error {
 		return err
 	}
 	if opts.Ablation {
-		cells, _, skipped := study.OutcomeCells(ds)
-		if len(cells) == 0 {
-			return study.ErrNoOutcomes
+		res, err := study.Ablation(ds, study.AblationParams{Baseline: opts.Baseline, Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI})
+		if err == study.ErrNoOutcomes {
+			return err
 		}
-		if skipped > 0 {
-			opts.IO.Notef("%d runs without success information are left out", skipped)
+		if res.Skipped > 0 {
+			opts.IO.Notef("%d runs without success information are left out", res.Skipped)
 		}
-		return ablation(opts, cells)
+		if err != nil {
+			return err
+		}
+		return ablation(opts, res)
 	}
 	res, err := study.Success(ds, study.SuccessParams{Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI})
 	if err == study.ErrNoOutcomes {
@@ -145,27 +147,14 @@ func headline(opts *Options, res *study.SuccessResult, caption string) error {
 	return cmdutil.Emit(opts.IO.Out, opts.Format, t, js)
 }
 
-func ablation(opts *Options, cells map[study.CellKey][]analysis.OutcomeRun) error {
+func ablation(opts *Options, res study.AblationResult) error {
 	t := cmdutil.Table{Header: []string{"framework", "model", "hint_level", "baseline", "tasks", "final_success", "baseline_final_success", "diff", "diff_ci_low", "diff_ci_high"}}
 	var js []map[string]any
-	for _, k := range study.SortedCells(cells) {
-		if k.Hint == opts.Baseline {
-			continue
-		}
-		base, ok := cells[study.CellKey{Framework: k.Framework, Model: k.Model, Hint: opts.Baseline}]
-		if !ok {
-			continue
-		}
-		d, err := analysis.FinalRateDiff(cells[k], base, opts.Boot, opts.Seed, opts.CI)
-		if err != nil {
-			continue
-		}
+	for _, r := range res.Rows {
+		k, d := r.Key, r.RateDiff
 		t.Rows = append(t.Rows, []string{k.Framework, k.Model, k.Hint, opts.Baseline, strconv.Itoa(d.Tasks), cmdutil.Fixed4(d.A), cmdutil.Fixed4(d.B), cmdutil.Fixed4(d.Diff), cmdutil.Fixed4(d.DiffLow), cmdutil.Fixed4(d.DiffHigh)})
 		js = append(js, map[string]any{"framework": k.Framework, "model": k.Model, "hint_level": k.Hint, "baseline": opts.Baseline, "tasks": d.Tasks,
 			"final_success": d.A, "baseline_final_success": d.B, "diff": d.Diff, "diff_ci_low": cmdutil.JSONNum(d.DiffLow), "diff_ci_high": cmdutil.JSONNum(d.DiffHigh)})
-	}
-	if len(js) == 0 {
-		return &cmdutil.BadInputError{Err: fmt.Errorf("no agent has both the baseline hint level %q and another level", opts.Baseline)}
 	}
 	t.Cite(opts.IO, fmt.Sprintf("Final success of each hint level against %s per framework and model: the paired difference with its %g%% bootstrap interval.", opts.Baseline, 100*opts.CI)).Seeded(opts.Seed)
 	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)

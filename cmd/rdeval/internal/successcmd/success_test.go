@@ -149,9 +149,14 @@ func TestAblationAndErrors(t *testing.T) {
 			t.Errorf("%v", r)
 		}
 	}
+	if _, _, err := runCmd(t, demo, "--ablation", "--baseline", "nosuch"); err == nil || !strings.Contains(err.Error(), `no agent has both the baseline hint level "nosuch"`) {
+		t.Errorf("--baseline nosuch: %v", err)
+	}
 	scores := filepath.Join("..", "demo", "data", "re-bench", "runs.jsonl")
-	if _, _, err := runCmd(t, scores); err == nil || !strings.Contains(err.Error(), "RExBench-style records") {
-		t.Errorf("RE-Bench runs: %v", err)
+	for _, args := range [][]string{{scores}, {scores, "--ablation"}} {
+		if _, _, err := runCmd(t, args...); err == nil || !strings.Contains(err.Error(), "RExBench-style records") {
+			t.Errorf("RE-Bench runs %v: %v", args[1:], err)
+		}
 	}
 }
 
