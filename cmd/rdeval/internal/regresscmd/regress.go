@@ -460,7 +460,7 @@ func run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	var warnings []string
+	var warnings []error
 	if opts.Join != "" {
 		unmatched, err := joinTables(&tab, join, opts.On)
 		if err != nil {
@@ -471,7 +471,7 @@ func run(opts *Options) error {
 			return err
 		}
 		if unmatched > 0 {
-			warnings = append(warnings, fmt.Sprintf("%d of %d rows have no match in --join on %s: their joined columns are missing", unmatched, nrows(tab), opts.On))
+			warnings = append(warnings, fmt.Errorf("%d of %d rows have no match in --join on %s: their joined columns are missing", unmatched, nrows(tab), opts.On))
 		}
 	}
 	res, err := study.Regress(tab, opts.RegressParams, warnings)

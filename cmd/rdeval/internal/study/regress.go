@@ -193,14 +193,6 @@ func CheckFamily(family string) (string, error) {
 	return family, nil
 }
 
-func warningValues(ws []string) []error {
-	out := make([]error, len(ws))
-	for i, w := range ws {
-		out[i] = errors.New(w)
-	}
-	return out
-}
-
 // The confidence-interval methods of Regress (--ci).
 const (
 	CIWald    = "wald"
@@ -244,7 +236,7 @@ func RunsTable(ds *ingest.Dataset) formula.Table {
 // first on the result. Errors name the command's flags (--formula,
 // --weights, …): a caller without flags (audit, multiverse) gives the same
 // fields in its spec.
-func Regress(tab formula.Table, p RegressParams, warnings []string) (RegressResult, error) {
+func Regress(tab formula.Table, p RegressParams, warnings []error) (RegressResult, error) {
 	var res RegressResult
 	f := p.Parsed
 	if f == nil {
@@ -303,9 +295,9 @@ func Regress(tab formula.Table, p RegressParams, warnings []string) (RegressResu
 		}
 		return res, &cmdutil.BadInputError{Err: err}
 	}
-	warnings = append(warnings, texts(d.Warnings)...)
+	warnings = append(warnings, d.Warnings...)
 	if d.Dropped > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d rows with a missing value in a model column left out (%d used)", d.Dropped, len(d.Rows)))
+		warnings = append(warnings, fmt.Errorf("%d rows with a missing value in a model column left out (%d used)", d.Dropped, len(d.Rows)))
 	}
 	gopt := analysis.GLMOptions{Family: analysis.GLMFamily(p.Family), Intercept: d.Intercept, L2: p.L2, MaxIter: p.MaxIter}
 	if p.Weights != "" {
@@ -349,7 +341,7 @@ func Regress(tab formula.Table, p RegressParams, warnings []string) (RegressResu
 	if err != nil {
 		return res, &cmdutil.BadInputError{Err: err}
 	}
-	warnings = append(warnings, texts(fit.Warnings)...)
+	warnings = append(warnings, fit.Warnings...)
 	if p.CI == CIProfile {
 		ci, pw, err := analysis.GLMProfileCI(d.X, d.Y, d.Names, gopt, fit, 0.95)
 		if err != nil {
@@ -358,13 +350,13 @@ func Regress(tab formula.Table, p RegressParams, warnings []string) (RegressResu
 		for j := range fit.Coefs {
 			fit.Coefs[j].CILow, fit.Coefs[j].CIHigh = ci[j][0], ci[j][1]
 		}
-		warnings = append(warnings, texts(pw)...)
+		warnings = append(warnings, pw...)
 	}
 	res = RegressResult{Family: p.Family, Formula: p.Formula, N: fit.N, NDropped: d.Dropped, NGroups: map[string]int{},
 		LogLik: fit.LogLik, AIC: fit.AIC, BIC: fit.BIC, Deviance: fit.Deviance, NullDeviance: fit.NullDeviance,
 		Dispersion: fit.Dispersion, DFResidual: fit.DFResidual, SEType: fit.SEType, Statistic: fit.StatName,
 		RandomEffects: []RandomEffect{}, Factors: map[string][]string{}, Offset: offsetLabel(p, f), CIMethod: p.CI, Iterations: fit.Iterations, Converged: fit.Converged,
-		Warnings: warningValues(warnings), GLM: fit}
+		Warnings: warnings, GLM: fit}
 	if p.Cluster != "" {
 		res.NGroups[p.Cluster] = fit.NClusters
 	}
@@ -379,7 +371,7 @@ func Regress(tab formula.Table, p RegressParams, warnings []string) (RegressResu
 
 // regressMixed fits a model with random intercepts (analysis.FitMixed:
 // lmer REML/ML, or glmer Laplace).
-func regressMixed(p RegressParams, f *formula.Formula, tab formula.Table, d *formula.Design, gopt analysis.GLMOptions, warnings []string) (RegressResult, error) {
+func regressMixed(p RegressParams, f *formula.Formula, tab formula.Table, d *formula.Design, gopt analysis.GLMOptions, warnings []error) (RegressResult, error) {
 	var res RegressResult
 	var groups []analysis.MixedGroup
 	for _, r := range f.Random {
@@ -401,11 +393,11 @@ func regressMixed(p RegressParams, f *formula.Formula, tab formula.Table, d *for
 	if err != nil {
 		return res, &cmdutil.BadInputError{Err: err}
 	}
-	warnings = append(warnings, texts(fit.Warnings)...)
+	warnings = append(warnings, fit.Warnings...)
 	res = RegressResult{Family: p.Family, Formula: p.Formula, N: fit.N, NDropped: d.Dropped, NGroups: fit.NGroups,
 		LogLik: fit.LogLik, AIC: fit.AIC, BIC: fit.BIC, Deviance: fit.Deviance, DevianceKind: fit.DevianceKind, NullDeviance: math.NaN(), Dispersion: math.NaN(), DFResidual: fit.DFResidual,
 		SEType: "model", Statistic: fit.StatName, RandomEffects: []RandomEffect{}, Factors: map[string][]string{}, NAGQ: fit.NAGQ, Offset: offsetLabel(p, f), CIMethod: CIWald,
-		Iterations: fit.Evaluations, Converged: fit.Converged, Warnings: warningValues(warnings), Mixed: fit}
+		Iterations: fit.Evaluations, Converged: fit.Converged, Warnings: warnings, Mixed: fit}
 	for k, v := range d.Factors {
 		res.Factors[k] = v
 	}
@@ -420,12 +412,4 @@ func regressMixed(p RegressParams, f *formula.Formula, tab formula.Table, d *for
 		res.RandomGroups = append(res.RandomGroups, r.Group)
 	}
 	return res, nil
-}
-
-func texts(ws []error) []string {
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		out[i] = w.Error()
-	}
-	return out
 }
