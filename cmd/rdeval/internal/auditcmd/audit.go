@@ -116,8 +116,8 @@ the audit fail. Exit status: 0 when no claim fails, 1 when at least one fails,
 	return cmd
 }
 
-// row is one claim's verdict.
-type row struct {
+// verdictRow is one claim's verdict.
+type verdictRow struct {
 	ID, Text, Kind       string
 	Value, CILow, CIHigh float64
 	Expected             string
@@ -162,7 +162,7 @@ func run(opts *Options) error {
 		return cmdutil.ReportLoadError(opts.IO, err)
 	}
 	cmdutil.PrintWarnings(opts.IO, ds)
-	rows := make([]row, 0, len(f.Claims))
+	rows := make([]verdictRow, 0, len(f.Claims))
 	var failed []string
 	for _, c := range f.Claims {
 		r := evaluate(c, ds, opts.Boot, opts.Seed)
@@ -186,8 +186,8 @@ func run(opts *Options) error {
 }
 
 // evaluate recomputes one claim's statistic and judges it.
-func evaluate(c claim, ds *ingest.Dataset, boot int, seed uint64) row {
-	row := row{ID: c.ID, Text: c.Text, Kind: c.Stat.Kind, Value: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(), Expected: c.Expect.String()}
+func evaluate(c claim, ds *ingest.Dataset, boot int, seed uint64) verdictRow {
+	row := verdictRow{ID: c.ID, Text: c.Text, Kind: c.Stat.Kind, Value: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(), Expected: c.Expect.String()}
 	sub := study.Subset(ds, c.Stat.Where)
 	if len(sub.Runs) == 0 {
 		row.Verdict, row.Reason = verdictCannotCompute, "no run matches the claim's where"
@@ -271,7 +271,7 @@ func fmtNum(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
-func write(opts *Options, rows []row) error {
+func write(opts *Options, rows []verdictRow) error {
 	switch opts.Format {
 	case cmdutil.FormatJSON:
 		js := make([]map[string]any, len(rows))
