@@ -4,7 +4,6 @@
 package multiversecmd
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -12,18 +11,15 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
-	"github.com/rdeval/rdeval/ingest"
+	"github.com/rdeval/rdeval/figures"
 	"github.com/spf13/cobra"
+	"gonum.org/v1/plot/vg"
 )
 
 // defaultMaxCells is the default --max-cells.
 const defaultMaxCells = 256
-
-// allTogether labels the spread over every cell.
-const allTogether = "all choices together"
 
 // Options are the parsed flags of `rdeval multiverse`.
 type Options struct {
@@ -153,200 +149,25 @@ cells is capped by --max-cells. Exit status 2 for a bad spec or data.`,
 	return cmd
 }
 
-// cell is one combination's estimate.
-type cell struct {
-	Index  int
-	Combo  []int    // value index per choice
-	Labels []string // value label per choice
-	study.Estimate
-	Error string // why the statistic could not be computed ("" if it was)
-}
-
-// spreadRow is the spread of one choice (or of all choices together).
-type spreadRow struct {
-	Choice string
-	Values []string
-	analysis.Spread
-}
-
-// result is the whole multiverse.
-type result struct {
-	Spec     *spec
-	Stat     string
-	Choices  []choice
-	Cells    []cell
-	Default  cell
-	Spread   []spreadRow
-	Inputs   []ingest.InputStats
-	Boot     int
-	Seed     uint64
-	Warnings []string
-}
-
 // run loads the spec and data, computes every cell and prints the result.
 func run(opts *Options) error {
-	sp, err := loadSpec(opts.Spec)
+	sp, err := study.LoadMultiverseSpec(opts.Spec)
 	if err != nil {
 		return err
 	}
-	res, err := compute(opts, sp)
+	res, err := study.Multiverse(sp, study.MultiverseParams{Data: opts.Data, Boot: opts.Boot, Seed: opts.Seed, MaxCells: opts.MaxCells, Load: opts.Input.Load})
+	opts.IO.Warn(res.Warnings...)
 	if err != nil {
-		return err
+		return cmdutil.ReportLoadError(opts.IO, err)
 	}
-	for _, w := range res.Warnings {
-		opts.IO.Warnf("%s", w)
-	}
-	if err := write(opts, res); err != nil {
+	if err := write(opts, &res); err != nil {
 		return err
 	}
 	if opts.Figure != "" {
-		return drawFigure(opts, res)
+		return drawFigure(opts, &res)
 	}
 	return nil
 }
-
-// compute evaluates every cell of sp.
-func compute(opts *Options, sp *spec) (*result, error) {
-	sizes := make([]int, len(sp.Choices))
-	dataIdx := -1
-	for i, c := range sp.Choices {
-		sizes[i] = len(c.Values)
-		if c.Key == keyData {
-			dataIdx = i
-		}
-	}
-	combos := analysis.Combinations(sizes)
-	if len(combos) > opts.MaxCells {
-		return nil, cmdutil.Usagef("spec %s: %d combinations of choices exceed --max-cells %d (raise it, or vary fewer choices)", sp.Path, len(combos), opts.MaxCells)
-	}
-	// The datasets: one per data value, or the spec's (or --data) inputs.
-	var versions [][]string
-	switch {
-	case dataIdx >= 0 && len(opts.Data) > 0:
-		return nil, cmdutil.Usagef("spec %s: --data cannot be combined with choices.data", sp.Path)
-	case dataIdx >= 0:
-		for _, v := range sp.Choices[dataIdx].Values {
-			versions = append(versions, v.Inputs)
-		}
-	case len(opts.Data) > 0:
-		versions = [][]string{opts.Data}
-	case len(sp.Data) > 0:
-		versions = [][]string{sp.Data}
-	default:
-		return nil, cmdutil.Usagef("spec %s: no inputs: give data: or choices.data in the spec, or --data", sp.Path)
-	}
-	res := &result{Spec: sp, Stat: sp.Stat.Describe(), Choices: sp.Choices, Boot: opts.Boot, Seed: opts.Seed}
-	datasets := make([]*ingest.Dataset, len(versions))
-	for i, in := range versions {
-		ds, err := load(opts, in)
-		if err != nil {
-			return nil, err
-		}
-		res.Inputs = append(res.Inputs, ds.Inputs...)
-		for _, w := range ds.Warnings {
-			res.Warnings = append(res.Warnings, w.String())
-		}
-		datasets[i] = study.Subset(ds, sp.Where, sp.Stat.Where)
-		if len(datasets[i].Runs) == 0 {
-			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: no run of %s matches where %v and the stat's where %v", sp.Path, strings.Join(in, ", "), sp.Where, sp.Stat.Where)}
-		}
-	}
-	// Horizon cells with the same inputs (data versions that hold the same
-	// runs of the agent, e.g. METR's 3a947ac and 19b0311 for Claude 3.5
-	// Sonnet (New)) are fitted once: see horizonKey.
-	type evaluated struct {
-		e   study.Estimate
-		err error
-	}
-	memo := map[string]evaluated{}
-	for n, c := range combos {
-		s, di := settingsFor(sp, c)
-		if di < 0 {
-			di = 0
-		}
-		cell := cell{Index: n, Combo: c}
-		for i, ch := range sp.Choices {
-			cell.Labels = append(cell.Labels, ch.Labels[c[i]])
-		}
-		ds, err := apply(datasets[di], s)
-		if err != nil {
-			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
-		}
-		var ev evaluated
-		key, seen := "", false
-		if sp.Stat.Kind == "horizon" {
-			key = horizonKey(sp.Stat, ds, s)
-			ev, seen = memo[key]
-		}
-		if !seen {
-			ev.e, ev.err = evaluate(sp.Stat, ds, s, opts.Boot, opts.Seed)
-			if key != "" {
-				memo[key] = ev
-			}
-		}
-		e, err := ev.e, ev.err
-		cell.Estimate = e
-		var ce *choiceError
-		if errors.As(err, &ce) {
-			return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
-		}
-		if err != nil {
-			cell.Error = err.Error()
-		}
-		res.Cells = append(res.Cells, cell)
-	}
-	res.Default = res.Cells[0]
-	ok := 0
-	for _, c := range res.Cells {
-		if c.Error == "" {
-			ok++
-		}
-	}
-	if ok == 0 {
-		return nil, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: the statistic cannot be computed in any cell (default cell: %s)", sp.Path, res.Cells[0].Error)}
-	}
-	if ok < len(res.Cells) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d cells cannot be computed (see their error column); they are left out of the spread", len(res.Cells)-ok, len(res.Cells)))
-	}
-	spread := func(keep func(cell) bool) analysis.Spread {
-		var est, lo, hi []float64
-		for _, c := range res.Cells {
-			if keep(c) {
-				est, lo, hi = append(est, c.Value), append(lo, c.Lo), append(hi, c.Hi)
-			}
-		}
-		return analysis.SummarizeSpread(est, lo, hi)
-	}
-	for i, ch := range sp.Choices {
-		res.Spread = append(res.Spread, spreadRow{Choice: ch.Key, Values: ch.Labels, Spread: spread(func(c cell) bool { return analysis.OneAtATime(c.Combo, i) })})
-	}
-	var all []string
-	for _, ch := range sp.Choices {
-		all = append(all, ch.Key)
-	}
-	res.Spread = append(res.Spread, spreadRow{Choice: allTogether, Values: all, Spread: spread(func(cell) bool { return true })})
-	return res, nil
-}
-
-// load reads one dataset version; DemoInput is the embedded demo study.
-func load(opts *Options, inputs []string) (*ingest.Dataset, error) {
-	for _, in := range inputs {
-		if in == demoInput {
-			if len(inputs) > 1 {
-				return nil, cmdutil.Usagef("%s cannot be combined with other inputs in one data value", demoInput)
-			}
-			return loadDemo()
-		}
-	}
-	ds, err := opts.Input.Load(inputs)
-	if err != nil {
-		return nil, cmdutil.ReportLoadError(opts.IO, err)
-	}
-	return ds, nil
-}
-
-// loadDemo ingests the embedded synthetic demo study (demo.Load).
-func loadDemo() (*ingest.Dataset, error) { return demo.Load(ingest.Options{}) }
 
 func num(x float64) string {
 	if math.IsNaN(x) {
@@ -355,7 +176,7 @@ func num(x float64) string {
 	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
-func write(opts *Options, res *result) error {
+func write(opts *Options, res *study.MultiverseResult) error {
 	cellTable := &cmdutil.Table{}
 	for _, ch := range res.Choices {
 		cellTable.Header = append(cellTable.Header, ch.Key)
@@ -398,7 +219,7 @@ func write(opts *Options, res *result) error {
 	return spreadTable.WriteText(w)
 }
 
-func jsonResult(opts *Options, res *result) map[string]any {
+func jsonResult(opts *Options, res *study.MultiverseResult) map[string]any {
 	var choices []map[string]any
 	for _, c := range res.Choices {
 		choices = append(choices, map[string]any{"key": c.Key, "values": c.Labels, "default": c.Labels[0]})
@@ -427,4 +248,36 @@ func jsonResult(opts *Options, res *result) map[string]any {
 		"rdeval_version": opts.Version, "inputs": inputs, "choices": choices,
 		"default": map[string]any{"estimate": cmdutil.JSONNum(res.Default.Value), "ci_low": cmdutil.JSONNum(res.Default.Lo), "ci_high": cmdutil.JSONNum(res.Default.Hi)},
 		"cells":   cells, "spread": spread}
+}
+
+// drawFigure writes --figure: one row per choice and one for all choices
+// together (figures.MultiverseFigure), the default estimate dashed.
+func drawFigure(opts *Options, res *study.MultiverseResult) error {
+	p, err := figures.MultiverseFigure("Multiverse", res.Spec.Stat.Short(), spreadRows(res), res.Default.Value)
+	if err != nil {
+		return err
+	}
+	h := figures.Height(figures.OneColumn)
+	if rows := vg.Length(len(res.Spread)+2) * vg.Points(22); rows > h {
+		h = rows
+	}
+	return figures.SaveFile(p, figures.OneColumn, h, opts.Figure)
+}
+
+// spreadRows are the figure's rows: the cells of each spread row.
+func spreadRows(res *study.MultiverseResult) []figures.SpreadRow {
+	var rows []figures.SpreadRow
+	for i, s := range res.Spread {
+		r := figures.SpreadRow{Label: s.Choice, Lo: s.CILow, Hi: s.CIHigh}
+		for _, c := range res.Cells {
+			if c.Error != "" {
+				continue
+			}
+			if i == len(res.Spread)-1 || analysis.OneAtATime(c.Combo, i) {
+				r.Estimates = append(r.Estimates, c.Value)
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }

@@ -1,26 +1,212 @@
-package multiversecmd
+package study
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/rdeval/rdeval/analysis"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/ingest"
 )
+
+// MultiverseParams are the choices of a multiverse outside its spec.
+type MultiverseParams struct {
+	Data     []string // inputs in place of the spec's data: (not with choices.data)
+	Boot     int      // bootstrap replicates per cell
+	Seed     uint64   // the same in every cell (common random numbers)
+	MaxCells int      // more combinations of choices are an error
+	// Load reads a data version's inputs; "@demo" is read here (demo.Load).
+	Load func(inputs []string) (*ingest.Dataset, error)
+}
+
+// MultiverseCell is one combination's estimate.
+type MultiverseCell struct {
+	Index  int
+	Combo  []int    // value index per choice
+	Labels []string // value label per choice
+	Estimate
+	Error string // why the statistic could not be computed ("" if it was)
+}
+
+// MultiverseSpread is the spread of one choice (or of all choices together).
+type MultiverseSpread struct {
+	Choice string
+	Values []string
+	analysis.Spread
+}
+
+// MultiverseResult is the whole multiverse: every cell, in the order of
+// analysis.Combinations, the default (cell 0) and the spread per choice.
+type MultiverseResult struct {
+	Spec     *MultiverseSpec
+	Stat     string // Spec.Stat described
+	Choices  []MultiverseChoice
+	Cells    []MultiverseCell
+	Default  MultiverseCell
+	Spread   []MultiverseSpread // per choice, then all choices together
+	Inputs   []ingest.InputStats
+	Boot     int
+	Seed     uint64
+	Warnings []error
+}
+
+// Multiverse evaluates the statistic of sp (Spec.Evaluate) in every
+// combination of its choices (analysis.Combinations), each on its data
+// version with the cell's score choices applied and the same seed, and
+// summarizes the spread (analysis.SummarizeSpread) of each choice varied
+// alone, the others at their defaults (analysis.OneAtATime), and of all
+// cells. A cell that cannot be computed records why (Error) and is left
+// out of the spread (a warning); a choice the data cannot take, more
+// cells than p.MaxCells, or no cell computed is an error (and no result).
+func Multiverse(sp *MultiverseSpec, p MultiverseParams) (MultiverseResult, error) {
+	sizes := make([]int, len(sp.Choices))
+	dataIdx := -1
+	for i, c := range sp.Choices {
+		sizes[i] = len(c.values)
+		if c.Key == keyData {
+			dataIdx = i
+		}
+	}
+	combos := analysis.Combinations(sizes)
+	if len(combos) > p.MaxCells {
+		return MultiverseResult{}, cmdutil.Usagef("spec %s: %d combinations of choices exceed --max-cells %d (raise it, or vary fewer choices)", sp.Path, len(combos), p.MaxCells)
+	}
+	// The datasets: one per data value, or the spec's (or --data) inputs.
+	var versions [][]string
+	switch {
+	case dataIdx >= 0 && len(p.Data) > 0:
+		return MultiverseResult{}, cmdutil.Usagef("spec %s: --data cannot be combined with choices.data", sp.Path)
+	case dataIdx >= 0:
+		for _, v := range sp.Choices[dataIdx].values {
+			versions = append(versions, v.Inputs)
+		}
+	case len(p.Data) > 0:
+		versions = [][]string{p.Data}
+	case len(sp.Data) > 0:
+		versions = [][]string{sp.Data}
+	default:
+		return MultiverseResult{}, cmdutil.Usagef("spec %s: no inputs: give data: or choices.data in the spec, or --data", sp.Path)
+	}
+	res := MultiverseResult{Spec: sp, Stat: sp.Stat.Describe(), Choices: sp.Choices, Boot: p.Boot, Seed: p.Seed}
+	datasets := make([]*ingest.Dataset, len(versions))
+	for i, in := range versions {
+		ds, err := loadVersion(p, in)
+		if err != nil {
+			return MultiverseResult{}, err
+		}
+		res.Inputs = append(res.Inputs, ds.Inputs...)
+		for _, w := range ds.Warnings {
+			res.Warnings = append(res.Warnings, errors.New(w.String()))
+		}
+		datasets[i] = Subset(ds, sp.Where, sp.Stat.Where)
+		if len(datasets[i].Runs) == 0 {
+			return MultiverseResult{}, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: no run of %s matches where %v and the stat's where %v", sp.Path, strings.Join(in, ", "), sp.Where, sp.Stat.Where)}
+		}
+	}
+	// Horizon cells with the same inputs (data versions that hold the same
+	// runs of the agent, e.g. METR's 3a947ac and 19b0311 for Claude 3.5
+	// Sonnet (New)) are fitted once: see horizonKey.
+	type evaluated struct {
+		e   Estimate
+		err error
+	}
+	memo := map[string]evaluated{}
+	for n, c := range combos {
+		s, di := settingsFor(sp, c)
+		if di < 0 {
+			di = 0
+		}
+		cell := MultiverseCell{Index: n, Combo: c}
+		for i, ch := range sp.Choices {
+			cell.Labels = append(cell.Labels, ch.Labels[c[i]])
+		}
+		ds, err := applyCell(datasets[di], s)
+		if err != nil {
+			return MultiverseResult{}, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
+		}
+		var ev evaluated
+		key, seen := "", false
+		if sp.Stat.Kind == "horizon" {
+			key = horizonKey(sp.Stat, ds, s)
+			ev, seen = memo[key]
+		}
+		if !seen {
+			ev.e, ev.err = evaluateCell(sp.Stat, ds, s, p.Boot, p.Seed)
+			if key != "" {
+				memo[key] = ev
+			}
+		}
+		cell.Estimate, err = ev.e, ev.err
+		var ce *choiceError
+		if errors.As(err, &ce) {
+			return MultiverseResult{}, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: %v", sp.Path, err)}
+		}
+		if err != nil {
+			cell.Error = err.Error()
+		}
+		res.Cells = append(res.Cells, cell)
+	}
+	res.Default = res.Cells[0]
+	ok := 0
+	for _, c := range res.Cells {
+		if c.Error == "" {
+			ok++
+		}
+	}
+	if ok == 0 {
+		return MultiverseResult{}, &cmdutil.BadInputError{Err: fmt.Errorf("spec %s: the statistic cannot be computed in any cell (default cell: %s)", sp.Path, res.Cells[0].Error)}
+	}
+	if ok < len(res.Cells) {
+		res.Warnings = append(res.Warnings, fmt.Errorf("%d of %d cells cannot be computed (see their error column); they are left out of the spread", len(res.Cells)-ok, len(res.Cells)))
+	}
+	spread := func(keep func(MultiverseCell) bool) analysis.Spread {
+		var est, lo, hi []float64
+		for _, c := range res.Cells {
+			if keep(c) {
+				est, lo, hi = append(est, c.Value), append(lo, c.Lo), append(hi, c.Hi)
+			}
+		}
+		return analysis.SummarizeSpread(est, lo, hi)
+	}
+	for i, ch := range sp.Choices {
+		res.Spread = append(res.Spread, MultiverseSpread{Choice: ch.Key, Values: ch.Labels, Spread: spread(func(c MultiverseCell) bool { return analysis.OneAtATime(c.Combo, i) })})
+	}
+	var all []string
+	for _, ch := range sp.Choices {
+		all = append(all, ch.Key)
+	}
+	res.Spread = append(res.Spread, MultiverseSpread{Choice: "all choices together", Values: all, Spread: spread(func(MultiverseCell) bool { return true })})
+	return res, nil
+}
+
+// loadVersion reads one dataset version with p.Load; demoInput is the
+// embedded demo study.
+func loadVersion(p MultiverseParams, inputs []string) (*ingest.Dataset, error) {
+	for _, in := range inputs {
+		if in == demoInput {
+			if len(inputs) > 1 {
+				return nil, cmdutil.Usagef("%s cannot be combined with other inputs in one data value", demoInput)
+			}
+			return demo.Load(ingest.Options{})
+		}
+	}
+	return p.Load(inputs)
+}
 
 // tritonFamily is the RE-Bench task whose final-score rule is disputed
 // (../shared/methods.md §1.1: the raw score is ln(ms), lower is better, yet
 // METR's migration lists MAX).
 const tritonFamily = "ai_rd_triton_cumsum"
 
-// settings are the options of one multiverse cell. The zero value of a
+// cellSettings are the options of one multiverse cell. The zero value of a
 // field means "as the data are" (no re-normalization) where that applies.
-type settings struct {
+type cellSettings struct {
 	Renormalize    bool    // re-normalize scores (some normalization choice is varied)
 	NoFloor        bool    // floor: none
 	Floor          float64 // floor of normalized scores (default 0)
@@ -38,22 +224,22 @@ type settings struct {
 	BootUnit analysis.BootUnit
 }
 
-// defaultSettings are the settings of a statistic when a spec does not
+// defaultCellSettings are the settings of a statistic when a spec does not
 // vary a choice (as the single-statistic commands default).
-func defaultSettings() settings {
-	return settings{Short: "drop", Weighting: "invsqrt", Regularization: 0.1, Success: "score_binarized"}
+func defaultCellSettings() cellSettings {
+	return cellSettings{Short: "drop", Weighting: "invsqrt", Regularization: 0.1, Success: "score_binarized"}
 }
 
 // settingsFor builds the settings of combination c of sp's choices, and
 // the index of its data value (-1 when data is not varied).
-func settingsFor(sp *spec, c []int) (settings, int) {
-	s := defaultSettings()
+func settingsFor(sp *MultiverseSpec, c []int) (cellSettings, int) {
+	s := defaultCellSettings()
 	if sp.Stat.Kind == "scoreatk" {
 		s.BootUnit = analysis.BootRuns // METR's score@k bootstrap: tasks fixed
 	}
 	data := -1
 	for i, ch := range sp.Choices {
-		v := ch.Values[c[i]]
+		v := ch.values[c[i]]
 		if normalizationKeys[ch.Key] {
 			s.Renormalize = true
 		}
@@ -85,12 +271,12 @@ func settingsFor(sp *spec, c []int) (settings, int) {
 	return s, data
 }
 
-// apply returns a copy of ds with the cell's score choices applied: scores
+// applyCell returns a copy of ds with the cell's score choices applied: scores
 // re-normalized (when s.Renormalize) and the outlier rule. ds is not
 // changed. Errors say why a choice cannot be applied to these data.
 //
 // Re-normalization: runs with a score log or a raw score are normalized
-// again by rdeval normalize's rules (study.Normalize) with the
+// again by rdeval normalize's rules (Normalize) with the
 // cell's floor, cap, triton rule and reference. Runs whose only score is
 // the input's already-normalized one (METR's all_runs.jsonl) keep it, with
 // the cap and a floor above 0 applied to it; against the human reference
@@ -98,7 +284,7 @@ func settingsFor(sp *spec, c []int) (settings, int) {
 // scores floored at 0. A floor below 0 (or none) and a triton rule cannot
 // be applied to such runs: the producer floored them at 0 and kept no
 // score log.
-func apply(ds *ingest.Dataset, s settings) (*ingest.Dataset, error) {
+func applyCell(ds *ingest.Dataset, s cellSettings) (*ingest.Dataset, error) {
 	out := &ingest.Dataset{Runs: append([]ingest.Run(nil), ds.Runs...), Scores: ds.Scores, Tasks: append([]ingest.Task(nil), ds.Tasks...)}
 	if s.Renormalize {
 		if err := renormalize(out, ds.Tasks, s); err != nil {
@@ -126,7 +312,7 @@ func apply(ds *ingest.Dataset, s settings) (*ingest.Dataset, error) {
 	return out, nil
 }
 
-func renormalize(out *ingest.Dataset, orig []ingest.Task, s settings) error {
+func renormalize(out *ingest.Dataset, orig []ingest.Task, s cellSettings) error {
 	used := map[[2]string]bool{}
 	for _, r := range out.Runs {
 		used[[2]string{r.Benchmark, r.TaskID}] = true
@@ -157,7 +343,7 @@ func renormalize(out *ingest.Dataset, orig []ingest.Task, s settings) error {
 	if s.TritonRule != "" && !tritonSeen {
 		return fmt.Errorf("choices.%s: no run is on %s", keyTritonRule, tritonFamily)
 	}
-	res, err := study.Normalize(out, analysis.NormalizeOptions{NoFloor: s.NoFloor, Floor: s.Floor, Cap: s.Cap}, false)
+	res, err := Normalize(out, analysis.NormalizeOptions{NoFloor: s.NoFloor, Floor: s.Floor, Cap: s.Cap}, false)
 	if err != nil {
 		return err
 	}
@@ -166,7 +352,7 @@ func renormalize(out *ingest.Dataset, orig []ingest.Task, s settings) error {
 		tasks[[2]string{t.Benchmark, t.TaskID}] = t
 	}
 	for i, rr := range res {
-		if rr.Source != study.SourceInput {
+		if rr.Source != SourceInput {
 			continue
 		}
 		r := &out.Runs[i]
@@ -199,17 +385,17 @@ func isTriton(taskID string) bool {
 	return taskID == tritonFamily || strings.HasPrefix(taskID, tritonFamily+"/")
 }
 
-// choiceError is a choice that cannot be applied to the data; Compute
+// choiceError is a choice that cannot be applied to the data; Multiverse
 // stops on it (exit 2) instead of recording a cell that cannot be computed.
 type choiceError struct{ Err error }
 
 func (e *choiceError) Error() string { return e.Err.Error() }
 
-// evaluate computes the statistic st on ds (already filtered and with the
+// evaluateCell computes the statistic st on ds (already filtered and with the
 // score choices applied) with settings s; boot replicates, seed.
-func evaluate(st study.Spec, ds *ingest.Dataset, s settings, boot int, seed uint64) (study.Estimate, error) {
+func evaluateCell(st Spec, ds *ingest.Dataset, s cellSettings, boot int, seed uint64) (Estimate, error) {
 	unit := s.BootUnit
-	p := study.EvalParams{Boot: boot, Seed: seed, Unit: &unit, Regularization: s.Regularization, SuccessScore: s.Success == "score",
+	p := EvalParams{Boot: boot, Seed: seed, Unit: &unit, Regularization: s.Regularization, SuccessScore: s.Success == "score",
 		AtBudget: func(group string, side *analysis.Side) error {
 			if err := rescoreTruncated(side, s); err != nil {
 				return &choiceError{Err: fmt.Errorf("group %q is read at the budget from score logs: %v", group, err)}
@@ -226,12 +412,12 @@ func evaluate(st study.Spec, ds *ingest.Dataset, s settings, boot int, seed uint
 }
 
 // rescoreTruncated applies the cell's floor, cap and outlier cap to scores
-// read at the budget from score logs (study.AtBudget
+// read at the budget from score logs (AtBudget
 // normalizes them with the task catalog, so the triton rule and the human
 // reference already apply, but floors at 0 and does not cap). A floor above
 // 0 and caps commute with that; a floor below 0 cannot be undone. Runs an
 // exclude:X rule leaves out are left out by their final score.
-func rescoreTruncated(side *analysis.Side, s settings) error {
+func rescoreTruncated(side *analysis.Side, s cellSettings) error {
 	if s.Renormalize && (s.NoFloor || s.Floor < 0) {
 		return fmt.Errorf("choices.%s: its scores at the budget are floored at 0, so a floor below 0 cannot be applied", keyFloor)
 	}
@@ -255,14 +441,14 @@ func rescoreTruncated(side *analysis.Side, s settings) error {
 }
 
 // horizonKey identifies a horizon cell's inputs: the settings and a
-// SHA-256 of the runs study.HorizonRuns hands the fit, bit for bit. Two cells
+// SHA-256 of the runs HorizonRuns hands the fit, bit for bit. Two cells
 // with the same key (two data versions that hold the same runs of the
 // agent) have the same result for the same boot and seed.
-func horizonKey(st study.Spec, ds *ingest.Dataset, s settings) string {
+func horizonKey(st Spec, ds *ingest.Dataset, s cellSettings) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%#v\x00", s)
 	var b [8]byte
-	for _, r := range study.HorizonRuns(ds, st.Agent, s.Success == "score") {
+	for _, r := range HorizonRuns(ds, st.Agent, s.Success == "score") {
 		fmt.Fprintf(h, "%q %q %q ", r.Agent, r.Family, r.Task)
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(r.HumanMinutes))
 		h.Write(b[:])

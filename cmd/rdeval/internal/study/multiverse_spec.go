@@ -1,4 +1,4 @@
-package multiversecmd
+package study
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/analysis/formula"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 	"go.yaml.in/yaml/v3"
 )
@@ -41,16 +40,16 @@ var choiceOrder = []string{keyData, keyFloor, keyCap, keyTritonRule, keyHumanRef
 // normalizationKeys need scores re-normalized.
 var normalizationKeys = map[string]bool{keyFloor: true, keyCap: true, keyTritonRule: true, keyHumanReference: true}
 
-// applies lists the choices each statistic accepts.
-var applies = map[string][]string{
+// choiceApplies lists the choices each statistic accepts.
+var choiceApplies = map[string][]string{
 	"scoreatk": {keyData, keyFloor, keyCap, keyTritonRule, keyHumanReference, keyOutlier, keyShort, keyBootstrap},
 	"compare":  {keyData, keyFloor, keyCap, keyTritonRule, keyHumanReference, keyOutlier, keyBootstrap},
 	"regress":  {keyData, keyFloor, keyCap, keyTritonRule, keyHumanReference, keyOutlier},
 	"horizon":  {keyData, keyOutlier, keyWeighting, keyRegularization, keySuccess, keyBootstrap},
 }
 
-// why explains a choice that a statistic does not take.
-func why(kind, key string) string {
+// whyNotChoice explains a choice that a statistic does not take.
+func whyNotChoice(kind, key string) string {
 	switch {
 	case key == keyBootstrap:
 		return "regress has no bootstrap (Wald or CR1 interval)"
@@ -66,28 +65,28 @@ func why(kind, key string) string {
 	return "it does not apply to this statistic"
 }
 
-// spec is a parsed multiverse spec.
-type spec struct {
+// MultiverseSpec is a parsed multiverse spec (LoadMultiverseSpec).
+type MultiverseSpec struct {
 	Path    string
 	Data    []string // default inputs (resolved against the spec's folder)
 	Where   map[string]string
-	Stat    study.Spec
-	Choices []choice // in choiceOrder
+	Stat    Spec
+	Choices []MultiverseChoice // in choiceOrder
 }
 
-// kinds are the stat kinds a spec may have (audit's success and rates
-// have no choices to vary).
-var kinds = []string{"compare", "horizon", "regress", "scoreatk"}
+// multiverseKinds are the stat kinds a spec may have (audit's success
+// and rates have no choices to vary).
+var multiverseKinds = []string{"compare", "horizon", "regress", "scoreatk"}
 
-// choice is one analyst choice and its values; the first is the default.
-type choice struct {
+// MultiverseChoice is one analyst choice; its first value is the default.
+type MultiverseChoice struct {
 	Key    string
 	Labels []string
-	Values []value
+	values []choiceValue
 }
 
-// value is one parsed choice value.
-type value struct {
+// choiceValue is one parsed choice value.
+type choiceValue struct {
 	Label  string
 	Inputs []string // data
 	Num    float64  // floor, cap (0 = none), regularization, outlier threshold
@@ -95,9 +94,10 @@ type value struct {
 	Word   string   // triton_rule, human_reference, short, weighting, success, outlier (none|cap|exclude)
 }
 
-// loadSpec reads and validates a spec; every error is a *cmdutil.UsageError
-// naming the file (and the key and line where there is one).
-func loadSpec(path string) (*spec, error) {
+// LoadMultiverseSpec reads and validates a multiverse spec (YAML: data,
+// where, stat, choices); every error is a *cmdutil.UsageError naming the
+// file (and the key and line where there is one).
+func LoadMultiverseSpec(path string) (*MultiverseSpec, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, cmdutil.Usagef("spec: %v", err)
@@ -117,9 +117,9 @@ func loadSpec(path string) (*spec, error) {
 		return nil, fail("%v", err)
 	}
 	dir := filepath.Dir(path)
-	sp := &spec{Path: path, Where: raw.Where}
+	sp := &MultiverseSpec{Path: path, Where: raw.Where}
 	for _, d := range raw.Data {
-		sp.Data = append(sp.Data, resolve(dir, d))
+		sp.Data = append(sp.Data, resolveSpecPath(dir, d))
 	}
 	for k := range raw.Where {
 		if !ingest.IsRunColumn(k) {
@@ -129,17 +129,17 @@ func loadSpec(path string) (*spec, error) {
 	if raw.Stat.Kind != yaml.MappingNode {
 		return nil, fail("no stat: mapping (kind: scoreatk, compare, horizon or regress)")
 	}
-	if sp.Stat, err = study.DecodeSpec(&raw.Stat, kinds); err != nil {
+	if sp.Stat, err = DecodeSpec(&raw.Stat, multiverseKinds); err != nil {
 		return nil, fail("%v", err)
 	}
-	if err := validateStat(&sp.Stat); err != nil {
+	if err := validateMultiverseStat(&sp.Stat); err != nil {
 		return nil, fail("line %d: stat: %v", raw.Stat.Line, err)
 	}
 	kind := sp.Stat.Kind
 	if raw.Choices.Kind != yaml.MappingNode && raw.Choices.Kind != 0 {
 		return nil, fail("line %d: choices: want a mapping KEY: [VALUE, …]", raw.Choices.Line)
 	}
-	byKey := map[string]choice{}
+	byKey := map[string]MultiverseChoice{}
 	for i := 0; i+1 < len(raw.Choices.Content); i += 2 {
 		kn, vn := raw.Choices.Content[i], raw.Choices.Content[i+1]
 		key := kn.Value
@@ -151,11 +151,11 @@ func loadSpec(path string) (*spec, error) {
 			return nil, fail("line %d: choices: unknown key %q (known: %s)", kn.Line, key, strings.Join(choiceOrder, ", "))
 		}
 		ok := false
-		for _, k := range applies[kind] {
+		for _, k := range choiceApplies[kind] {
 			ok = ok || k == key
 		}
 		if !ok {
-			return nil, fail("line %d: choices.%s is not supported for stat kind %s: %s (this kind takes: %s)", kn.Line, key, kind, why(kind, key), strings.Join(applies[kind], ", "))
+			return nil, fail("line %d: choices.%s is not supported for stat kind %s: %s (this kind takes: %s)", kn.Line, key, kind, whyNotChoice(kind, key), strings.Join(choiceApplies[kind], ", "))
 		}
 		if _, dup := byKey[key]; dup {
 			return nil, fail("line %d: choices.%s given twice", kn.Line, key)
@@ -163,13 +163,13 @@ func loadSpec(path string) (*spec, error) {
 		if vn.Kind != yaml.SequenceNode || len(vn.Content) == 0 {
 			return nil, fail("line %d: choices.%s: want a non-empty list of values (the first is the default)", kn.Line, key)
 		}
-		c := choice{Key: key}
+		c := MultiverseChoice{Key: key}
 		seen := map[string]bool{}
 		for _, item := range vn.Content {
 			if item.Kind != yaml.ScalarNode {
 				return nil, fail("line %d: choices.%s: each value must be a scalar", item.Line, key)
 			}
-			v, err := parseValue(key, item.Value, dir)
+			v, err := parseChoiceValue(key, item.Value, dir)
 			if err != nil {
 				return nil, fail("line %d: choices.%s: %v", item.Line, key, err)
 			}
@@ -178,17 +178,17 @@ func loadSpec(path string) (*spec, error) {
 			}
 			seen[v.Label] = true
 			c.Labels = append(c.Labels, v.Label)
-			c.Values = append(c.Values, v)
+			c.values = append(c.values, v)
 		}
 		if key == keyBootstrap && kind != "horizon" {
-			for _, v := range c.Values {
+			for _, v := range c.values {
 				if v.Word == "families" {
 					return nil, fail("line %d: choices.bootstrap: families is not supported for stat kind %s: score@k data carry no task families (use runs, tasks or hierarchical)", kn.Line, kind)
 				}
 			}
 		}
 		if key == keyOutlier && kind == "horizon" {
-			for _, v := range c.Values {
+			for _, v := range c.values {
 				if v.Word == "cap" {
 					return nil, fail("line %d: choices.outlier: cap:X is not supported for stat kind horizon: success is 0/1 or clipped to [0, 1], so capping scores changes nothing or only the binarization; use none or exclude:X", kn.Line)
 				}
@@ -204,17 +204,17 @@ func loadSpec(path string) (*spec, error) {
 	return sp, nil
 }
 
-func resolve(dir, p string) string {
+func resolveSpecPath(dir, p string) string {
 	if p == demoInput || filepath.IsAbs(p) {
 		return p
 	}
 	return filepath.Join(dir, p)
 }
 
-// parseValue parses one value of choice key.
-func parseValue(key, s, dir string) (value, error) {
+// parseChoiceValue parses one value of choice key.
+func parseChoiceValue(key, s, dir string) (choiceValue, error) {
 	s = strings.TrimSpace(s)
-	v := value{Label: s}
+	v := choiceValue{Label: s}
 	num := func() (float64, error) {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
@@ -230,7 +230,7 @@ func parseValue(key, s, dir string) (value, error) {
 		}
 		for _, p := range strings.Split(s, ",") {
 			if p = strings.TrimSpace(p); p != "" {
-				v.Inputs = append(v.Inputs, resolve(dir, p))
+				v.Inputs = append(v.Inputs, resolveSpecPath(dir, p))
 			}
 		}
 		if len(v.Inputs) == 0 {
@@ -297,9 +297,9 @@ func parseValue(key, s, dir string) (value, error) {
 	return v, err
 }
 
-// validateStat is study's Validate, and regress without (1 | group)
+// validateMultiverseStat is Spec.Validate, and regress without (1 | group)
 // terms: a multiverse varies fixed-effect GLMs only.
-func validateStat(s *study.Spec) error {
+func validateMultiverseStat(s *Spec) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package multiversecmd
+package study
 
 import (
 	"errors"
@@ -12,8 +12,7 @@ import (
 
 	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -43,28 +42,35 @@ func sameNum(a, b float64) bool {
 	return math.Abs(a-b) <= recomputeTol*math.Max(1, math.Abs(b))
 }
 
-func checkCell(t *testing.T, c cell, v, lo, hi float64) {
+func checkCell(t *testing.T, c MultiverseCell, v, lo, hi float64) {
 	t.Helper()
 	if !sameNum(c.Value, v) || !sameNum(c.Lo, lo) || !sameNum(c.Hi, hi) {
 		t.Errorf("cell %d %v: multiverse %.17g [%.17g, %.17g], direct %.17g [%.17g, %.17g]", c.Index, c.Labels, c.Value, c.Lo, c.Hi, v, lo, hi)
 	}
 }
 
-func computeSpec(t *testing.T, path string, boot int) *result {
+// testMaxCells is rdeval multiverse's default --max-cells.
+const testMaxCells = 256
+
+// testLoad reads inputs as rdeval multiverse does without input flags.
+var testLoad = (&cmdutil.InputFlags{}).Load
+
+func loadDemo() (*ingest.Dataset, error) { return demo.Load(ingest.Options{}) }
+
+func computeSpec(t *testing.T, path string, boot int) *MultiverseResult {
 	t.Helper()
-	sp, err := loadSpec(path)
+	sp, err := LoadMultiverseSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	io, _, _ := iostreams.Test()
-	res, err := compute(&Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: boot, Seed: 7}, MaxCells: defaultMaxCells}, sp)
+	res, err := Multiverse(sp, MultiverseParams{Boot: boot, Seed: 7, MaxCells: testMaxCells, Load: testLoad})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return &res
 }
 
-func label(res *result, c cell, key string) string {
+func label(res *MultiverseResult, c MultiverseCell, key string) string {
 	for i, ch := range res.Choices {
 		if ch.Key == key {
 			return c.Labels[i]
@@ -160,11 +166,11 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 	distinct := map[string]bool{}
 	for _, c := range res.Cells {
 		d := directScores(t, base, label(res, c, keyFloor), label(res, c, keyCap), label(res, c, keyTritonRule), label(res, c, keyOutlier))
-		p := study.ScoreAtKParams{Ks: []int{16}, Boot: 100, Seed: 7, CI: 0.95}
+		p := ScoreAtKParams{Ks: []int{16}, Boot: 100, Seed: 7, CI: 0.95}
 		if label(res, c, keyShort) == "truncate" {
 			p.Short = analysis.TruncateShort
 		}
-		sr, err := study.ScoreAtK(d, p)
+		sr, err := ScoreAtK(d, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +223,7 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 	skipWithoutAnchors(t)
 	res := computeSpec(t, "../../../../examples/multiverse-rebench-ratio.yaml", 200)
-	sp := study.Spec{Kind: "compare", A: "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", B: "agent=human", Budget: "8h", Measure: "ratio"}
+	sp := Spec{Kind: "compare", A: "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", B: "agent=human", Budget: "8h", Measure: "ratio"}
 	files := map[string]string{"3a947ac": metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
 		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	loaded := map[string]*ingest.Dataset{}
@@ -257,7 +263,7 @@ func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 
 // TestHorizonCellsEqualDirect: every cell of examples/multiverse-horizons.yaml
 // (METR public data; version × weighting × regularization × success ×
-// bootstrap unit) equals study.Horizon, what rdeval horizon --where agent=…
+// bootstrap unit) equals Horizon, what rdeval horizon --where agent=…
 // computes with those flags (hierarchical bootstrap: the command has no
 // other), or analysis.Horizons on runs built here from the input (other
 // units).
@@ -274,7 +280,7 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 	files := map[string]string{"3a947ac": metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
 		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	for _, c := range res.Cells {
-		o := study.HorizonParams{Weighting: label(res, c, keyWeighting), Boot: 30, Seed: 7, CI: 0.95,
+		o := HorizonParams{Weighting: label(res, c, keyWeighting), Boot: 30, Seed: 7, CI: 0.95,
 			Quantiles: []float64{0.5}, ScoreCol: label(res, c, keySuccess)}
 		fmt.Sscan(label(res, c, keyRegularization), &o.Regularization)
 		v := label(res, c, keyData)
@@ -311,7 +317,7 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 			checkCell(t, c, hr.Agents[0].Horizons[0], hr.Agents[0].CILow[0], hr.Agents[0].CIHigh[0])
 			continue
 		}
-		hr, err := study.Horizon(ds, o)
+		hr, err := Horizon(ds, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,7 +374,7 @@ choices:
 			}
 			d.Runs = append(d.Runs, r)
 		}
-		sr, err := study.ScoreAtK(d, study.ScoreAtKParams{Ks: []int{1}, Boot: 100, Seed: 7, CI: 0.95})
+		sr, err := ScoreAtK(d, ScoreAtKParams{Ks: []int{1}, Boot: 100, Seed: 7, CI: 0.95})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,11 +412,11 @@ choices:
 				d.Tasks[i].Aggregation = ingest.Some(label(res, c, keyTritonRule))
 			}
 		}
-		a, _, err := study.Side(d, "agent=Modular (Model A);time_limit_s=1800", 7200, 28800)
+		a, _, err := Side(d, "agent=Modular (Model A);time_limit_s=1800", 7200, 28800)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _, err := study.Side(d, "agent=human", 7200, 28800)
+		b, _, err := Side(d, "agent=human", 7200, 28800)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,12 +448,11 @@ stat: {kind: compare, a: "agent=Modular (Model A);time_limit_s=1800", b: "agent=
 choices:
   floor: [0, none]
 `)
-	sp, err := loadSpec(bad)
+	sp, err := LoadMultiverseSpec(bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	io, _, _ := iostreams.Test()
-	if _, err := compute(&Options{IO: io, MaxCells: 10}, sp); err == nil || !strings.Contains(err.Error(), "choices.floor") {
+	if _, err := Multiverse(sp, MultiverseParams{MaxCells: 10, Load: testLoad}); err == nil || !strings.Contains(err.Error(), "choices.floor") {
 		t.Errorf("floor none on scores read at the budget: got %v", err)
 	}
 }
@@ -474,7 +479,7 @@ choices:
   outlier: [none, "exclude:1"]
 `)
 	res := computeSpec(t, spec, 0)
-	sp := study.Spec{Kind: "regress", Formula: "score ~ agent + time_limit_s", Family: "gaussian", Term: "time_limit_s"}
+	sp := Spec{Kind: "regress", Formula: "score ~ agent + time_limit_s", Family: "gaussian", Term: "time_limit_s"}
 	ds, err := loadDemo()
 	if err != nil {
 		t.Fatal(err)
@@ -496,11 +501,11 @@ choices:
 // unit u, on the tasks both groups have with enough runs.
 func unitCI(t *testing.T, ds *ingest.Dataset, a, b string, budget float64, u analysis.BootUnit, boot int) (float64, float64) {
 	t.Helper()
-	sa, _, err := study.Side(ds, a, budget, 8*3600)
+	sa, _, err := Side(ds, a, budget, 8*3600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, _, err := study.Side(ds, b, budget, 8*3600)
+	sb, _, err := Side(ds, b, budget, 8*3600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,12 +537,12 @@ func sortedTaskNames(m map[string][]float64) []string {
 // specValue is the statistic sp on ds with its interval, by the one Spec
 // that rdeval audit's claims evaluate (the direct computation the cells are
 // checked against).
-func specValue(t *testing.T, sp study.Spec, ds *ingest.Dataset, boot int, seed uint64) (v, lo, hi float64) {
+func specValue(t *testing.T, sp Spec, ds *ingest.Dataset, boot int, seed uint64) (v, lo, hi float64) {
 	t.Helper()
 	if err := sp.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	est, err := sp.Evaluate(ds, study.EvalParams{Boot: boot, Seed: seed})
+	est, err := sp.Evaluate(ds, EvalParams{Boot: boot, Seed: seed})
 	if err == nil && est.Refusal != "" {
 		err = errors.New(est.Refusal)
 	}

@@ -1,11 +1,8 @@
-package multiversecmd
+package study
 
 import (
 	"path/filepath"
 	"testing"
-
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 )
 
 // BenchmarkShippedSpecs runs every shipped multiverse example
@@ -13,7 +10,7 @@ import (
 // the default 1000 bootstrap replicates (issue 25 item 7: each should take
 // under 5 s on 2 cores).
 //
-//	go test -run '^$' -bench ShippedSpecs -benchtime 3x ./cmd/rdeval/internal/multiversecmd
+//	go test -run '^$' -bench ShippedSpecs -benchtime 3x ./cmd/rdeval/internal/study
 func BenchmarkShippedSpecs(b *testing.B) {
 	specs, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "examples", "multiverse-*.yaml"))
 	if err != nil || len(specs) == 0 {
@@ -21,13 +18,12 @@ func BenchmarkShippedSpecs(b *testing.B) {
 	}
 	for _, path := range specs {
 		b.Run(filepath.Base(path), func(b *testing.B) {
-			sp, err := loadSpec(path)
+			sp, err := LoadMultiverseSpec(path)
 			if err != nil {
 				b.Fatal(err)
 			}
 			for i := 0; i < b.N; i++ {
-				io, _, _ := iostreams.Test()
-				if _, err := compute(&Options{IO: io, Bootstrap: cmdutil.Bootstrap{Boot: 1000, Seed: 1}, MaxCells: defaultMaxCells}, sp); err != nil {
+				if _, err := Multiverse(sp, MultiverseParams{Boot: 1000, Seed: 1, MaxCells: testMaxCells, Load: testLoad}); err != nil {
 					b.Fatal(err)
 				}
 			}
