@@ -20,12 +20,8 @@ type Options struct {
 	Inputs []string
 	Input  cmdutil.InputFlags
 	Format string
-	A, B   string
-	Budget time.Duration
-	cmdutil.Bootstrap
-	Mode        string
-	HumanLength time.Duration
-	Interval    string // percentile, bca or studentized (--mode ratio)
+	Method string // --interval: percentile, bca or studentized (--mode ratio)
+	study.CompareParams
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -79,6 +75,7 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 			if err := opts.Bootstrap.Check(); err != nil {
 				return err
 			}
+			opts.Interval = map[string]analysis.Interval{"percentile": analysis.Percentile, "bca": analysis.BCa, "studentized": analysis.Studentized}[opts.Method]
 			for _, f := range []string{opts.A, opts.B} {
 				if _, err := study.ParseGroup(f); err != nil {
 					return err
@@ -97,8 +94,8 @@ B's final scores (scipy's percentileofscore, kind "mean"), and their mean ("all"
 	fl.DurationVar(&opts.Budget, "budget", 8*time.Hour, "total time budget T")
 	cmdutil.AddBootstrapFlags(cmd, &opts.Bootstrap, 10000, 1, true)
 	cmdutil.EnumVar(cmd, &opts.Mode, "mode", "ratio", "ratio, percentiles or lines", "ratio", "percentiles", "lines")
-	cmdutil.EnumVar(cmd, &opts.Interval, "interval", "percentile", "bootstrap interval of --mode ratio: percentile, bca or studentized", "percentile", "bca", "studentized")
-	fl.DurationVar(&opts.HumanLength, "human-run-length", 8*time.Hour, "run length of human runs whose time limit is unknown")
+	cmdutil.EnumVar(cmd, &opts.Method, "interval", "percentile", "bootstrap interval of --mode ratio: percentile, bca or studentized", "percentile", "bca", "studentized")
+	fl.DurationVar(&opts.HumanLen, "human-run-length", 8*time.Hour, "run length of human runs whose time limit is unknown")
 	cmdutil.AddInputFlags(cmd, &opts.Input, true)
 	return cmd
 }
@@ -109,78 +106,40 @@ func run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	T := opts.Budget.Seconds()
-	b, _, err := study.Side(ds, opts.B, T, opts.HumanLength.Seconds())
-	if err != nil && opts.Mode != "lines" {
+	res, err := study.Compare(ds, opts.CompareParams)
+	opts.IO.Warn(res.Warnings...)
+	if err != nil {
 		return err
 	}
+	T := opts.Budget.Seconds()
+	var t cmdutil.Table
+	var js []map[string]any
 	switch opts.Mode {
 	case "lines":
-		if b.Tasks == nil {
-			// lines need only B's final scores, whatever its run length
-			var e error
-			if b, _, e = study.SideScores(ds, opts.B); e != nil {
-				return e
-			}
-		}
-		ps := []float64{10, 30, 50, 70, 90}
-		vals := analysis.MeanOfPercentiles(b.Tasks, ps)
-		t := cmdutil.Table{Header: []string{"b", "percentile", "value", "n_tasks"}}
-		var js []map[string]any
-		for i, p := range ps {
-			t.Rows = append(t.Rows, []string{opts.B, "p" + strconv.Itoa(int(p)), cmdutil.Fixed4(vals[i]), strconv.Itoa(len(b.Tasks))})
-			js = append(js, map[string]any{"b": opts.B, "percentile": p, "value": cmdutil.JSONNum(vals[i]), "n_tasks": len(b.Tasks)})
+		t.Header = []string{"b", "percentile", "value", "n_tasks"}
+		for _, l := range res.Lines {
+			t.Rows = append(t.Rows, []string{opts.B, "p" + strconv.Itoa(int(l.Percentile)), cmdutil.Fixed4(l.Value), strconv.Itoa(l.NTasks)})
+			js = append(js, map[string]any{"b": opts.B, "percentile": l.Percentile, "value": cmdutil.JSONNum(l.Value), "n_tasks": l.NTasks})
 		}
 		t.Cite(opts.IO, fmt.Sprintf("Mean over tasks of the p10--p90 percentiles of %s's final scores (the lines of RE-Bench's human comparison).", opts.B))
-		return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
-	}
-	a, _, err := study.Side(ds, opts.A, T, opts.HumanLength.Seconds())
-	if err != nil {
-		return err
-	}
-	if opts.Mode == "percentiles" {
-		bt := map[string][]float64{}
-		for _, x := range b.Tasks {
-			bt[x.Task] = x.Scores
+	case "percentiles":
+		t.Header = []string{"a", "b", "budget_s", "task_id", "estimate_a", "percentile"}
+		for _, x := range res.Percentiles {
+			t.Rows = append(t.Rows, []string{opts.A, opts.B, f0(T), x.Task, cmdutil.Fixed4(x.Estimate), cmdutil.Fixed4(x.Percentile)})
+			js = append(js, map[string]any{"a": opts.A, "b": opts.B, "budget_s": T, "task_id": x.Task, "estimate_a": x.Estimate, "percentile": cmdutil.JSONNum(x.Percentile)})
 		}
-		t := cmdutil.Table{Header: []string{"a", "b", "budget_s", "task_id", "estimate_a", "percentile"}}
-		var js []map[string]any
-		var sum float64
-		n := 0
-		for _, x := range a.Tasks {
-			ref, ok := bt[x.Task]
-			if !ok || len(x.Scores) < a.K {
-				continue
-			}
-			est := analysis.ScoreAtK(x.Scores, a.K, x.Random)
-			p := analysis.PercentileOfScore(ref, est)
-			sum += p
-			n++
-			t.Rows = append(t.Rows, []string{opts.A, opts.B, f0(T), x.Task, cmdutil.Fixed4(est), cmdutil.Fixed4(p)})
-			js = append(js, map[string]any{"a": opts.A, "b": opts.B, "budget_s": T, "task_id": x.Task, "estimate_a": est, "percentile": cmdutil.JSONNum(p)})
-		}
-		if n == 0 {
-			return &cmdutil.BadInputError{Err: fmt.Errorf("the groups share no task with enough runs")}
-		}
-		t.Rows = append(t.Rows, []string{opts.A, opts.B, f0(T), "all", "", cmdutil.Fixed4(sum / float64(n))})
-		js = append(js, map[string]any{"a": opts.A, "b": opts.B, "budget_s": T, "task_id": "all", "estimate_a": nil, "percentile": sum / float64(n)})
+		t.Rows = append(t.Rows, []string{opts.A, opts.B, f0(T), "all", "", cmdutil.Fixed4(res.MeanPercentile)})
+		js = append(js, map[string]any{"a": opts.A, "b": opts.B, "budget_s": T, "task_id": "all", "estimate_a": nil, "percentile": res.MeanPercentile})
 		t.Cite(opts.IO, fmt.Sprintf("Percentile of %s's score@k at a %s budget among %s's final scores, per task; all: the mean over tasks.", opts.A, budgetLabel(opts.Budget), opts.B))
-		return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
+	default:
+		c := res.Comparison
+		t.Header = []string{"a", "b", "budget_s", "n_tasks", "estimate_a", "estimate_b", "ratio", "ratio_ci_low", "ratio_ci_high", "diff", "diff_ci_low", "diff_ci_high"}
+		t.Rows = append(t.Rows, []string{opts.A, opts.B, f0(T), strconv.Itoa(len(c.Tasks)), cmdutil.Fixed4(c.EstimateA), cmdutil.Fixed4(c.EstimateB), cmdutil.Fixed4(c.Ratio), cmdutil.Fixed4(c.RatioLow), cmdutil.Fixed4(c.RatioHigh), cmdutil.Fixed4(c.Diff), cmdutil.Fixed4(c.DiffLow), cmdutil.Fixed4(c.DiffHigh)})
+		js = []map[string]any{{"a": opts.A, "b": opts.B, "budget_s": T, "n_tasks": len(c.Tasks), "estimate_a": c.EstimateA, "estimate_b": c.EstimateB,
+			"ratio": cmdutil.JSONNum(c.Ratio), "ratio_ci_low": cmdutil.JSONNum(c.RatioLow), "ratio_ci_high": cmdutil.JSONNum(c.RatioHigh),
+			"diff": c.Diff, "diff_ci_low": cmdutil.JSONNum(c.DiffLow), "diff_ci_high": cmdutil.JSONNum(c.DiffHigh)}}
+		t.Cite(opts.IO, fmt.Sprintf("%s against %s at a %s budget: the ratio and difference of their score@k means over the shared tasks, with %g%% paired bootstrap intervals (%s).", opts.A, opts.B, budgetLabel(opts.Budget), 100*opts.CI, opts.Method)).Seeded(opts.Seed)
 	}
-	iv := map[string]analysis.Interval{"percentile": analysis.Percentile, "bca": analysis.BCa, "studentized": analysis.Studentized}[opts.Interval]
-	c, err := analysis.Compare(a, b, analysis.ScoreAtKOptions{Boot: opts.Boot, Seed: opts.Seed, Level: opts.CI, Interval: iv})
-	if err != nil {
-		return &cmdutil.BadInputError{Err: err}
-	}
-	for _, w := range c.Warnings {
-		opts.IO.Warnf("%v", w)
-	}
-	t := cmdutil.Table{Header: []string{"a", "b", "budget_s", "n_tasks", "estimate_a", "estimate_b", "ratio", "ratio_ci_low", "ratio_ci_high", "diff", "diff_ci_low", "diff_ci_high"}}
-	t.Rows = append(t.Rows, []string{opts.A, opts.B, f0(T), strconv.Itoa(len(c.Tasks)), cmdutil.Fixed4(c.EstimateA), cmdutil.Fixed4(c.EstimateB), cmdutil.Fixed4(c.Ratio), cmdutil.Fixed4(c.RatioLow), cmdutil.Fixed4(c.RatioHigh), cmdutil.Fixed4(c.Diff), cmdutil.Fixed4(c.DiffLow), cmdutil.Fixed4(c.DiffHigh)})
-	js := []map[string]any{{"a": opts.A, "b": opts.B, "budget_s": T, "n_tasks": len(c.Tasks), "estimate_a": c.EstimateA, "estimate_b": c.EstimateB,
-		"ratio": cmdutil.JSONNum(c.Ratio), "ratio_ci_low": cmdutil.JSONNum(c.RatioLow), "ratio_ci_high": cmdutil.JSONNum(c.RatioHigh),
-		"diff": c.Diff, "diff_ci_low": cmdutil.JSONNum(c.DiffLow), "diff_ci_high": cmdutil.JSONNum(c.DiffHigh)}}
-	t.Cite(opts.IO, fmt.Sprintf("%s against %s at a %s budget: the ratio and difference of their score@k means over the shared tasks, with %g%% paired bootstrap intervals (%s).", opts.A, opts.B, budgetLabel(opts.Budget), 100*opts.CI, opts.Interval)).Seeded(opts.Seed)
 	return cmdutil.Emit(opts.IO.Out, opts.Format, &t, js)
 }
 
