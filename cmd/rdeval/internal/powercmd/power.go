@@ -4,11 +4,9 @@ package powercmd
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/rdeval/rdeval/analysis"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
@@ -19,20 +17,15 @@ import (
 
 // Options are the parsed flags of `rdeval power`.
 type Options struct {
-	IO     *iostreams.IO
-	Pilot  []string // pilot inputs (--pilot and arguments)
-	Input  cmdutil.InputFlags
-	Format string
-	Stat   string // success or scoreatk
-	K      int
-	A, B   []string // COLUMN=VALUE[,VALUE…] filters selecting each agent's pilot runs
-	Runs   []int
-	Tasks  []int
-	Alpha  float64
-	Sims   int
-	Seed   uint64
-	PA, PB float64 // assumed rates (NaN: use pilot data)
-	Figure string  // --figure: power against runs per task, one line per number of tasks
+	IO             *iostreams.IO
+	Pilot          []string // pilot inputs (--pilot and arguments)
+	Input          cmdutil.InputFlags
+	Format         string
+	WhereA, WhereB []string // --a, --b: COLUMN=VALUE[,VALUE…] filters selecting each agent's pilot runs
+	Figure         string   // --figure: power against runs per task, one line per number of tasks
+	// The statistic, the grid and the simulation (A and B parsed from
+	// WhereA and WhereB; PA and PB NaN: use pilot data).
+	study.PowerParams
 }
 
 // NewCmd builds the cobra command; runF replaces Run in tests.
@@ -114,7 +107,7 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 				if len(opts.Pilot) == 0 {
 					return cmdutil.Usagef("give pilot data (--pilot INPUT or arguments) with --a and --b, or --pa and --pb")
 				}
-				if len(opts.A) == 0 || len(opts.B) == 0 {
+				if len(opts.WhereA) == 0 || len(opts.WhereB) == 0 {
 					return cmdutil.Usagef("--a and --b select the two agents' pilot runs, e.g. --a agent=o1-preview")
 				}
 			}
@@ -145,6 +138,15 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 					return err
 				}
 			}
+			if math.IsNaN(opts.PA) {
+				var err error
+				if opts.A, err = cmdutil.ParseFilters("--a", opts.WhereA); err != nil {
+					return err
+				}
+				if opts.B, err = cmdutil.ParseFilters("--b", opts.WhereB); err != nil {
+					return err
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -156,8 +158,8 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 	fl.StringArrayVar(&opts.Pilot, "pilot", nil, "pilot data: a file or folder of runs (repeatable; arguments count too)")
 	cmdutil.EnumVar(cmd, &opts.Stat, "stat", "success", "statistic: success (final-success rate) or scoreatk (mean over tasks of score@k)", "success", "scoreatk")
 	fl.IntVar(&opts.K, "k", 1, "k of score@k (--stat scoreatk)")
-	fl.StringArrayVar(&opts.A, "a", nil, "agent A's pilot runs: COLUMN=VALUE[,VALUE…] (repeatable; all must hold)")
-	fl.StringArrayVar(&opts.B, "b", nil, "agent B's pilot runs: COLUMN=VALUE[,VALUE…] (repeatable; all must hold)")
+	fl.StringArrayVar(&opts.WhereA, "a", nil, "agent A's pilot runs: COLUMN=VALUE[,VALUE…] (repeatable; all must hold)")
+	fl.StringArrayVar(&opts.WhereB, "b", nil, "agent B's pilot runs: COLUMN=VALUE[,VALUE…] (repeatable; all must hold)")
 	fl.IntSliceVar(&opts.Runs, "runs", []int{3, 5, 10}, "runs per task per agent (grid)")
 	fl.IntSliceVar(&opts.Tasks, "tasks", []int{6, 12, 24}, "number of tasks (grid)")
 	fl.Float64Var(&opts.Alpha, "alpha", 0.05, "two-sided level of the test")
@@ -177,141 +179,42 @@ band of ±1.96 simulation standard errors and a dashed line at power 0.8.`,
 
 // run computes and prints the power table.
 func run(opts *Options) error {
-	popt := analysis.PowerOptions{Runs: opts.Runs, Tasks: opts.Tasks, Alpha: opts.Alpha, Sims: opts.Sims, Seed: opts.Seed}
-	if !math.IsNaN(opts.PA) {
-		cells, err := analysis.PowerSuccessRates(opts.PA, opts.PB, popt)
-		if err != nil {
+	var ds *ingest.Dataset
+	if math.IsNaN(opts.PA) {
+		var err error
+		if ds, err = opts.Input.LoadForCommand(opts.IO, opts.Pilot); err != nil {
 			return err
 		}
-		closed := make([]float64, len(cells))
-		for i, c := range cells {
-			closed[i] = analysis.WaldPowerExact(opts.PA, opts.PB, c.RunsPerTask*c.Tasks, opts.Alpha)
-		}
-		desc := fmt.Sprintf("final success, assumed rates A %g, B %g: unpooled two-proportion z-test, α = %g", opts.PA, opts.PB, opts.Alpha)
-		return write(opts, desc, cells, closed)
 	}
-	fa, err := cmdutil.ParseFilters("--a", opts.A)
+	res, err := study.Power(ds, opts.PowerParams)
+	opts.IO.Warn(res.Warnings...)
 	if err != nil {
 		return err
 	}
-	fb, err := cmdutil.ParseFilters("--b", opts.B)
-	if err != nil {
-		return err
-	}
-	ds, err := opts.Input.LoadForCommand(opts.IO, opts.Pilot)
-	if err != nil {
-		return err
-	}
-	return compute(opts, ds, fa, fb, popt)
-}
-
-// compute runs the pilot-data simulation on a loaded dataset.
-func compute(opts *Options, ds *ingest.Dataset, fa, fb cmdutil.Filters, popt analysis.PowerOptions) error {
-	var ra, rb []*ingest.Run
-	for i := range ds.Runs {
-		r := &ds.Runs[i]
-		if fa.Match(r) {
-			ra = append(ra, r)
-		}
-		if fb.Match(r) {
-			rb = append(rb, r)
-		}
-	}
-	if len(ra) == 0 || len(rb) == 0 {
-		return cmdutil.Usagef("--a selects %d pilot runs and --b %d: each must select some", len(ra), len(rb))
-	}
-	var cells []analysis.PowerCell
-	var desc string
-	var err error
-	if opts.Stat == "success" {
-		task := study.TaskNames(ds)
-		oa, ob := outcomes(ra, task), outcomes(rb, task)
-		if len(oa) == 0 || len(ob) == 0 {
-			return &cmdutil.BadInputError{Err: fmt.Errorf("the pilot runs of A (%d) or B (%d) have no success information", len(oa), len(ob))}
-		}
-		cells, err = analysis.PowerSuccessPilot(oa, ob, popt)
-		desc = fmt.Sprintf("final success from pilot data (A %d runs, final success %.4f; B %d runs, %.4f): sign-flip test over tasks of the per-task success rates, α = %g",
-			len(oa), analysis.FinalSuccessMean(oa), len(ob), analysis.FinalSuccessMean(ob), opts.Alpha)
-	} else {
-		ta := study.Tasks(ds, study.Only(fa.Match, study.Score))
-		tb := study.Tasks(ds, study.Only(fb.Match, study.Score))
-		if len(ta) == 0 || len(tb) == 0 {
-			return &cmdutil.BadInputError{Err: fmt.Errorf("the pilot runs of A or B have no normalized score")}
-		}
-		cells, err = analysis.PowerScoreAtK(ta, tb, opts.K, popt)
-		desc = fmt.Sprintf("score@%d from pilot data (A %d tasks, B %d tasks): sign-flip test over tasks, α = %g", opts.K, len(ta), len(tb), opts.Alpha)
-	}
-	if err != nil {
-		return &cmdutil.BadInputError{Err: err}
-	}
-	if n := analysis.SignFlipMinTasks(opts.Alpha); slices.Min(popt.Tasks) < n {
-		opts.IO.Warnf("the sign-flip test over tasks cannot reject at α = %g with fewer than %d tasks (its smallest p-value is 2/2^tasks), so power is 0 there", opts.Alpha, n)
-	}
-	return write(opts, desc, cells, nil)
-}
-
-// outcomes are the runs with success information, each task named by the
-// one task key (study.TaskNames).
-func outcomes(rs []*ingest.Run, task func(benchmark, taskID string) string) []analysis.OutcomeRun {
-	var out []analysis.OutcomeRun
-	for _, r := range rs {
-		if !r.FinalSuccess.Valid && !r.ExecSuccess.Valid && !r.Outcome.Valid {
-			continue
-		}
-		out = append(out, analysis.OutcomeRun{Task: task(r.Benchmark, r.TaskID), Final: r.FinalSuccess.Or(false), Exec: r.ExecSuccess.Or(false), Recall: math.NaN()})
-	}
-	return out
-}
-
-func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
-
-func write(opts *Options, desc string, cells []analysis.PowerCell, closed []float64) error {
-	if err := writeTable(opts, desc, cells, closed); err != nil {
+	if err := write(opts, &res); err != nil {
 		return err
 	}
 	if opts.Figure == "" {
 		return nil
 	}
-	p, err := figures.PowerFigure(fmt.Sprintf("Power, α = %g (%d simulations per point)", opts.Alpha, opts.Sims), cells)
+	fig, err := figures.PowerFigure(fmt.Sprintf("Power, α = %g (%d simulations per point)", opts.Alpha, opts.Sims), res.Cells)
 	if err != nil {
 		return err
 	}
-	return figures.SaveFile(p, figures.OneColumn, figures.Height(figures.OneColumn), opts.Figure)
+	return figures.SaveFile(fig, figures.OneColumn, figures.Height(figures.OneColumn), opts.Figure)
 }
 
-func writeTable(opts *Options, desc string, cells []analysis.PowerCell, closed []float64) error {
-	maxSE := 0.0
-	for _, c := range cells {
-		maxSE = math.Max(maxSE, c.PowerSE)
-	}
-	if opts.Format == cmdutil.FormatJSON {
-		rows := make([]map[string]any, len(cells))
-		for i, c := range cells {
-			m := map[string]any{"runs_per_task": c.RunsPerTask, "tasks": c.Tasks, "power": c.Power, "power_se": c.PowerSE, "ci_half_width": c.CIHalfWidth, "sims": c.Sims}
-			if closed != nil {
-				m["power_closed_form"] = closed[i]
-			}
-			rows[i] = m
-		}
-		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"description": desc, "alpha": opts.Alpha, "sims": opts.Sims, "seed": opts.Seed, "max_power_se": maxSE, "cells": rows})
-	}
-	t := cmdutil.Table{Header: []string{"runs_per_task", "tasks", "power", "power_se", "ci_half_width"}}
-	if closed != nil {
-		t.Header = append(t.Header, "power_closed_form")
-	}
-	for i, c := range cells {
-		row := []string{strconv.Itoa(c.RunsPerTask), strconv.Itoa(c.Tasks), f4(c.Power), f4(c.PowerSE), f4(c.CIHalfWidth)}
-		if closed != nil {
-			row = append(row, f4(closed[i]))
-		}
-		t.Rows = append(t.Rows, row)
-	}
+// write prints the cells in --format.
+func write(opts *Options, res *study.PowerResult) error {
+	maxSE := res.MaxPowerSE()
 	switch opts.Format {
+	case cmdutil.FormatJSON:
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"description": res.Description, "alpha": opts.Alpha, "sims": opts.Sims, "seed": opts.Seed, "max_power_se": maxSE, "cells": res.JSON()})
 	case cmdutil.FormatCSV:
-		return t.WriteCSV(opts.IO.Out)
+		return res.Table().WriteCSV(opts.IO.Out)
 	case cmdutil.FormatLaTeX:
-		return t.Cite(opts.IO, fmt.Sprintf("Simulated power (alpha %g) and expected confidence-interval half-width by runs per task and number of tasks: %s; %d simulated studies per cell, simulation error (power_se) at most %.4f.", opts.Alpha, desc, opts.Sims, maxSE)).Seeded(opts.Seed).WriteLaTeX(opts.IO.Out)
+		return res.Table().Cite(opts.IO, fmt.Sprintf("Simulated power (alpha %g) and expected confidence-interval half-width by runs per task and number of tasks: %s; %d simulated studies per cell, simulation error (power_se) at most %.4f.", opts.Alpha, res.Description, opts.Sims, maxSE)).Seeded(opts.Seed).WriteLaTeX(opts.IO.Out)
 	}
-	fmt.Fprintf(opts.IO.Out, "%s\n%d simulated studies per cell, seed %d; simulation error (power_se) at most %.4f\n", desc, opts.Sims, opts.Seed, maxSE)
-	return t.WriteText(opts.IO.Out)
+	fmt.Fprintf(opts.IO.Out, "%s\n%d simulated studies per cell, seed %d; simulation error (power_se) at most %.4f\n", res.Description, opts.Sims, opts.Seed, maxSE)
+	return res.Table().WriteText(opts.IO.Out)
 }
