@@ -186,6 +186,28 @@ func TestInfluenceMETR(t *testing.T) {
 	t.Logf("score@%d = %.4f over %d tasks, %d runs; max |loo − direct| = %g; largest run change %v", k, o.Estimate, o.Tasks, o.Runs, worst, o.Rows[0])
 }
 
+// TestCompareFlags: --stat compare needs --a, --b and --budget; they are
+// refused with the other statistics.
+func TestCompareFlags(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "runs.jsonl")
+	os.WriteFile(p, []byte(fixture), 0o644)
+	for _, args := range [][]string{
+		{p, "--stat", "compare", "--a", "agent=A"},
+		{p, "--stat", "scoreatk", "--a", "agent=A"},
+		{p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "soon"},
+		{p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "1h", "--measure", "odds"},
+	} {
+		if _, _, err := runCmd(t, args...); err == nil {
+			t.Errorf("%v: want an error", args)
+		}
+	}
+	// A/B on the fixture: A's t1 mean 0.2 over B's 0.5 (t2 has no B run).
+	out, _, err := runCmd(t, p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "30m", "--format", "csv")
+	if err != nil || len(out) == 0 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
 func TestHelp(t *testing.T) {
 	cmd := NewCmd(nil, nil)
 	if cmd.Short == "" || cmd.Long == "" || cmd.Example == "" {

@@ -1,14 +1,10 @@
-package influencecmd
+package study
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/iostreams"
-	"github.com/rdeval/rdeval/cmd/rdeval/internal/study"
 	"github.com/rdeval/rdeval/ingest"
 )
 
@@ -29,7 +25,7 @@ func TestCompareInfluenceEqualsRecompute(t *testing.T) {
 			rb.Runs = append(rb.Runs, r)
 		}
 	}
-	sp := study.Spec{Kind: "compare", A: "kind=agent;time_limit_s=1800", B: "agent=human", Budget: "2h", Measure: "ratio"}
+	sp := Spec{Kind: "compare", A: "kind=agent;time_limit_s=1800", B: "agent=human", Budget: "2h", Measure: "ratio"}
 	if err := sp.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -42,15 +38,13 @@ func TestCompareInfluenceEqualsRecompute(t *testing.T) {
 				d.Runs = append(d.Runs, r)
 			}
 		}
-		est, err := sp.Evaluate(d, study.EvalParams{Boot: 0, Seed: 1})
+		est, err := sp.Evaluate(d, EvalParams{Boot: 0, Seed: 1})
 		if err != nil || est.Refusal != "" {
 			return math.NaN()
 		}
 		return est.Value
 	}
-	io, _, _ := iostreams.Test()
-	opts := &Options{IO: io, Format: "json", Spec: sp, Top: 0, FlagAbove: 2, Threshold: 3}
-	res, err := influence(opts, rb)
+	res, err := Influence(rb, InfluenceParams{Spec: sp, Top: 0, FlagAbove: 2, Threshold: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,28 +84,6 @@ func TestCompareInfluenceEqualsRecompute(t *testing.T) {
 	}
 }
 
-// TestCompareFlags: --stat compare needs --a, --b and --budget; they are
-// refused with the other statistics.
-func TestCompareFlags(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "runs.jsonl")
-	os.WriteFile(p, []byte(fixture), 0o644)
-	for _, args := range [][]string{
-		{p, "--stat", "compare", "--a", "agent=A"},
-		{p, "--stat", "scoreatk", "--a", "agent=A"},
-		{p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "soon"},
-		{p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "1h", "--measure", "odds"},
-	} {
-		if _, _, err := runCmd(t, args...); err == nil {
-			t.Errorf("%v: want an error", args)
-		}
-	}
-	// A/B on the fixture: A's t1 mean 0.2 over B's 0.5 (t2 has no B run).
-	out, _, err := runCmd(t, p, "--stat", "compare", "--a", "agent=A", "--b", "agent=B", "--budget", "30m", "--format", "csv")
-	if err != nil || len(out) == 0 {
-		t.Fatalf("%v\n%s", err, out)
-	}
-}
-
 // TestInfluenceOneTaskKey: task t1 in two benchmarks is two tasks in the
 // leave-one-task-out rows of --stat compare and --stat success (named
 // benchmark:t1, as their groups name them). Before, both removed runs by
@@ -125,16 +97,14 @@ func TestInfluenceOneTaskKey(t *testing.T) {
 	ds := &ingest.Dataset{Runs: []ingest.Run{
 		run("a1", "x", "A", 0.8), run("a2", "y", "A", 0.4), run("b1", "x", "B", 0.4), run("b2", "y", "B", 0.4),
 	}}
-	io, _, _ := iostreams.Test()
-	taskRows := func(sp study.Spec, d *ingest.Dataset) map[string]float64 {
+	taskWithout := func(sp Spec, d *ingest.Dataset) map[string]float64 {
 		t.Helper()
 		if sp.Kind != "success" { // as NewCmd: the success cell is what --where selects
 			if err := sp.Validate(); err != nil {
 				t.Fatal(err)
 			}
 		}
-		opts := &Options{IO: io, Format: "json", Spec: sp, FlagAbove: 2, Threshold: math.NaN()}
-		res, err := influence(opts, d)
+		res, err := Influence(d, InfluenceParams{Spec: sp, FlagAbove: 2, Threshold: math.NaN()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,13 +117,13 @@ func TestInfluenceOneTaskKey(t *testing.T) {
 		return rows
 	}
 	// ratio (0.8+0.4)/2 / 0.4 = 1.5; without x:t1 0.4/0.4 = 1, without y:t1 0.8/0.4 = 2.
-	got := taskRows(study.Spec{Kind: "compare", A: "agent=A", B: "agent=B", Budget: "1h", Measure: "ratio"}, ds)
+	got := taskWithout(Spec{Kind: "compare", A: "agent=A", B: "agent=B", Budget: "1h", Measure: "ratio"}, ds)
 	if len(got) != 2 || math.Abs(got["x:t1"]-1) > 1e-12 || math.Abs(got["y:t1"]-2) > 1e-12 {
 		t.Errorf("compare task rows: %v", got)
 	}
 	// agent A's final success: x:t1 1, y:t1 0; without either task, the other's rate.
 	a := &ingest.Dataset{Runs: ds.Runs[:2]}
-	got = taskRows(study.Spec{Kind: "success"}, a)
+	got = taskWithout(Spec{Kind: "success"}, a)
 	if len(got) != 2 || got["x:t1"] != 0 || got["y:t1"] != 1 {
 		t.Errorf("success task rows: %v", got)
 	}
