@@ -28,17 +28,6 @@ func writeSpec(t *testing.T, body string) string {
 	return p
 }
 
-func metrFile(commit string) string {
-	return "../../../../../shared/anchors/eval-analysis-public/" + commit + "/data/external/all_runs.jsonl"
-}
-
-func skipWithoutAnchors(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f")); err != nil {
-		t.Skip("shared anchors absent (../shared/anchors/eval-analysis-public): METR public data checks skipped")
-	}
-}
-
 func isUsage(err error) bool {
 	var ue *cmdutil.UsageError
 	var be *cmdutil.BadInputError
@@ -196,8 +185,8 @@ func TestMaxCells(t *testing.T) {
 // TestMETRInputsAreNotRenormalizable: METR's already-normalized scores
 // cannot take a floor below 0 or another triton rule.
 func TestMETRInputsAreNotRenormalizable(t *testing.T) {
-	skipWithoutAnchors(t)
-	abs, _ := filepath.Abs(metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"))
+	cmdtest.SkipWithoutMETR(t)
+	abs, _ := filepath.Abs(cmdtest.METRRuns("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"))
 	for key, want := range map[string]string{"floor: [0, none]": "choices.floor", "triton_rule: [min, max]": "choices.triton_rule"} {
 		p := writeSpec(t, "data: ["+abs+"]\nwhere: {benchmark: re-bench}\nstat: {kind: scoreatk, k: 1, where: {agent: human}}\nchoices:\n  "+key+"\n")
 		_, _, err := runCmd(t, "--spec", p, "--boot", "0")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rdeval/rdeval/analysis"
+	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdtest"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/cmdutil"
 	"github.com/rdeval/rdeval/cmd/rdeval/internal/demo"
 	"github.com/rdeval/rdeval/ingest"
@@ -23,17 +24,6 @@ import (
 // horizon) — to 1e-12.
 
 const recomputeTol = 1e-12
-
-func metrFile(commit string) string {
-	return "../../../../../shared/anchors/eval-analysis-public/" + commit + "/data/external/all_runs.jsonl"
-}
-
-func skipWithoutAnchors(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f")); err != nil {
-		t.Skip("shared anchors absent (../shared/anchors/eval-analysis-public): METR public data checks skipped")
-	}
-}
 
 func sameNum(a, b float64) bool {
 	if math.IsNaN(a) || math.IsNaN(b) {
@@ -221,11 +211,11 @@ func TestDemoCellsEqualDirect(t *testing.T) {
 // (hierarchical bootstrap: compare's), or for the other units
 // analysis.UnitBootstrap on the groups compared.
 func TestREBenchRatioCellsEqualDirect(t *testing.T) {
-	skipWithoutAnchors(t)
+	cmdtest.SkipWithoutMETR(t)
 	res := computeSpec(t, "../../../../examples/multiverse-rebench-ratio.yaml", 200)
 	sp := Spec{Kind: "compare", A: "agent=Claude 3.5 Sonnet (New);time_limit_s=1800", B: "agent=human", Budget: "8h", Measure: "ratio"}
-	files := map[string]string{"3a947ac": metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
-		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
+	files := map[string]string{"3a947ac": cmdtest.METRRuns("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
+		"6a38c94": cmdtest.METRRuns("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": cmdtest.METRRuns("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	loaded := map[string]*ingest.Dataset{}
 	for _, c := range res.Cells {
 		v := label(res, c, keyData)
@@ -268,7 +258,7 @@ func TestREBenchRatioCellsEqualDirect(t *testing.T) {
 // other), or analysis.Horizons on runs built here from the input (other
 // units).
 func TestHorizonCellsEqualDirect(t *testing.T) {
-	skipWithoutAnchors(t)
+	cmdtest.SkipWithoutMETR(t)
 	if testing.Short() {
 		t.Skip("48 horizon fits with a bootstrap: skipped with -short")
 	}
@@ -277,8 +267,8 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 		t.Fatalf("%d cells, want 144", len(res.Cells))
 	}
 	loaded := map[string]*ingest.Dataset{}
-	files := map[string]string{"3a947ac": metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
-		"6a38c94": metrFile("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": metrFile("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
+	files := map[string]string{"3a947ac": cmdtest.METRRuns("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"),
+		"6a38c94": cmdtest.METRRuns("6a38c946d0c7a7bba4acc890bd37eec3cdea7972"), "19b0311": cmdtest.METRRuns("19b03113b7a28276593e2c2b9a86fbb508a89dba")}
 	for _, c := range res.Cells {
 		o := HorizonParams{Weighting: label(res, c, keyWeighting), Boot: 30, Seed: 7, CI: 0.95,
 			Quantiles: []float64{0.5}, ScoreCol: label(res, c, keySuccess)}
@@ -334,9 +324,9 @@ func TestHorizonCellsEqualDirect(t *testing.T) {
 // human 8-h score@1 with the human reference equals the scores rescaled by
 // (y_ref − y_start)/(human_score − y_start) directly, capped or not.
 func TestHumanReferenceCellsEqualDirect(t *testing.T) {
-	skipWithoutAnchors(t)
+	cmdtest.SkipWithoutMETR(t)
 	dir := t.TempDir()
-	abs, _ := filepath.Abs(metrFile("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"))
+	abs, _ := filepath.Abs(cmdtest.METRRuns("3a947ac7069ecb6e1fd0064cc0205e5eb9dcba0f"))
 	spec := filepath.Join(dir, "spec.yaml")
 	os.WriteFile(spec, []byte(`data: [`+abs+`]
 where: {benchmark: re-bench, agent: human}

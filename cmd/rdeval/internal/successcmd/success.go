@@ -91,25 +91,13 @@ func run(opts *Options) error {
 	}
 	if opts.Ablation {
 		res, err := study.Ablation(ds, study.AblationParams{Baseline: opts.Baseline, Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI})
-		if err == study.ErrNoOutcomes {
-			return err
-		}
-		if res.Skipped > 0 {
-			opts.IO.Notef("%d runs without success information are left out", res.Skipped)
-		}
-		if err != nil {
+		if err := noteSkipped(opts, res.Skipped, err); err != nil {
 			return err
 		}
 		return ablation(opts, res)
 	}
 	res, err := study.Success(ds, study.SuccessParams{Boot: opts.Boot, Seed: opts.Seed, CI: opts.CI})
-	if err == study.ErrNoOutcomes {
-		return err
-	}
-	if res.Skipped > 0 {
-		opts.IO.Notef("%d runs without success information are left out", res.Skipped)
-	}
-	if err != nil {
+	if err := noteSkipped(opts, res.Skipped, err); err != nil {
 		return err
 	}
 	caption := fmt.Sprintf("Final success, execution success and file recall per framework, model and hint level: the mean over tasks of the per-task rates, with %g%% bootstrap intervals (runs resampled within tasks).", 100*opts.CI)
@@ -128,6 +116,15 @@ func run(opts *Options) error {
 			"execution_ci_low": cmdutil.JSONNum(sum.ExecLow), "execution_ci_high": cmdutil.JSONNum(sum.ExecHigh), "final_sd_trials": cmdutil.JSONNum(sum.FinalSD), "execution_sd_trials": cmdutil.JSONNum(sum.ExecSD), "tasks": sum.Tasks})
 	}
 	return cmdutil.Emit(opts.IO.Out, opts.Format, res.Table().Cite(opts.IO, caption+` Rows "all": every task.`).Seeded(opts.Seed), js)
+}
+
+// noteSkipped prints how many runs had no success information (unless
+// no run had any) and returns err.
+func noteSkipped(opts *Options, skipped int, err error) error {
+	if err != study.ErrNoOutcomes && skipped > 0 {
+		opts.IO.Notef("%d runs without success information are left out", skipped)
+	}
+	return err
 }
 
 // headline prints Table 5: the "all" rows alone.
