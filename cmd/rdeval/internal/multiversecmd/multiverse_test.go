@@ -161,6 +161,16 @@ stat: {kind: scoreatk, k: 1}
 choices:
   triton_rule: [min, max]
 `, "choices.triton_rule: no run is on ai_rd_triton_cumsum"},
+		"short not a word": {`data: ["@demo"]
+stat: {kind: scoreatk, k: 1}
+choices:
+  short: [drop, keep]
+`, `"keep": want drop or truncate`},
+		"human_reference not a word": {`data: ["@demo"]
+stat: {kind: scoreatk, k: 1}
+choices:
+  human_reference: [reference, y_ref]
+`, `"y_ref": want reference (the task's y_ref) or human (the task's human_reference, METR's human_score)`},
 	} {
 		p := writeSpec(t, c.body)
 		_, _, err := runCmd(t, "--spec", p, "--boot", "0")

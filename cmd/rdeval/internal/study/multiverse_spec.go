@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -253,10 +254,7 @@ func parseChoiceValue(key, s, dir string) (choiceValue, error) {
 		_, err = analysis.ParseRule(s)
 		v.Word = s
 	case keyHumanReference:
-		if s != "reference" && s != "human" {
-			err = fmt.Errorf("%q: want reference (the task's y_ref) or human (the task's human_reference, METR's human_score)", s)
-		}
-		v.Word = s
+		v.Word, err = s, oneOf(s, "want reference (the task's y_ref) or human (the task's human_reference, METR's human_score)", "reference", "human")
 	case keyOutlier:
 		w, x, hasX := strings.Cut(s, ":")
 		v.Word = w
@@ -272,15 +270,9 @@ func parseChoiceValue(key, s, dir string) (choiceValue, error) {
 			err = fmt.Errorf("%q: want none, cap:X (cap normalized scores at X) or exclude:X (leave out runs scoring above X)", s)
 		}
 	case keyShort:
-		if s != "drop" && s != "truncate" {
-			err = fmt.Errorf("%q: want drop or truncate", s)
-		}
-		v.Word = s
+		v.Word, err = s, oneOf(s, "want drop or truncate", "drop", "truncate")
 	case keyWeighting:
-		if s != "invsqrt" && s != "equal" {
-			err = fmt.Errorf("%q: want invsqrt or equal", s)
-		}
-		v.Word = s
+		v.Word, err = s, oneOf(s, "want invsqrt or equal", "invsqrt", "equal")
 	case keyRegularization:
 		if v.Num, err = num(); err == nil && !(v.Num > 0) {
 			err = fmt.Errorf("%q: want a positive regularization (sklearn's 1/C)", s)
@@ -289,12 +281,18 @@ func parseChoiceValue(key, s, dir string) (choiceValue, error) {
 		_, err = analysis.ParseBootUnit(s)
 		v.Word = s
 	case keySuccess:
-		if s != "score_binarized" && s != "score" {
-			err = fmt.Errorf("%q: want score_binarized or score", s)
-		}
-		v.Word = s
+		v.Word, err = s, oneOf(s, "want score_binarized or score", "score_binarized", "score")
 	}
 	return v, err
+}
+
+// oneOf is nil when s is one of words, and otherwise the error
+// "<s quoted>: want".
+func oneOf(s, want string, words ...string) error {
+	if slices.Contains(words, s) {
+		return nil
+	}
+	return fmt.Errorf("%q: %s", s, want)
 }
 
 // validateMultiverseStat is Spec.Validate, and regress without (1 | group)
